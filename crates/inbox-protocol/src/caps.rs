@@ -1,0 +1,47 @@
+//! Bounds of the wire contract. They bound what an asker submits (not a replay) and are part of
+//! the contract, not operator settings; `docs/api.md` lists them.
+
+/// Characters in a prompt.
+pub const PROMPT_MAX_CHARS: usize = 8_000;
+/// Items in `options` (select choices, text suggested replies, one property's `data.options`).
+pub const OPTIONS_MAX_ITEMS: usize = 100;
+/// Characters in an option's `value` or `label`.
+pub const OPTION_MAX_CHARS: usize = 500;
+/// Bytes of a form's JSON Schema once serialised.
+pub const SCHEMA_MAX_BYTES: usize = 64 * 1024;
+/// Pages of a multi-page form.
+pub const PAGES_MAX_ITEMS: usize = 50;
+/// Characters in a page title.
+pub const PAGE_TITLE_MAX_CHARS: usize = 200;
+/// Bytes of `metadata` once serialised.
+pub const METADATA_MAX_BYTES: usize = 8 * 1024;
+/// Characters of an external `link` template.
+pub const LINK_MAX_CHARS: usize = 2_048;
+
+/// A loose abuse guard on the number of media items on one ask.
+pub const MEDIA_MAX_ITEMS: usize = 10;
+/// Bytes of a media URL that is not a data URI.
+pub const MEDIA_URL_MAX_BYTES: usize = 2_048;
+/// Bytes of one inline `data:image/*` URI (base64 text as submitted).
+pub const MEDIA_DATA_URI_MAX_BYTES: usize = 2 * 1024 * 1024;
+/// Bytes of all media URLs of one ask together.
+pub const MEDIA_TOTAL_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Characters in a caption.
+pub const MEDIA_CAPTION_MAX_CHARS: usize = 500;
+/// Characters in a document's filename.
+pub const MEDIA_FILENAME_MAX_CHARS: usize = 255;
+
+/// Longest sync `timeout_s` (7 days).
+pub const TIMEOUT_MAX_SECONDS: u64 = 7 * 24 * 3600;
+/// Characters in a decline reason.
+pub const DECLINE_REASON_MAX_CHARS: usize = 2_000;
+/// Bytes of a request body on any door (an ask at its media caps fits with room to spare).
+pub const REQUEST_BODY_MAX_BYTES: usize = 6 * 1024 * 1024;
+/// Items in one page of the list door.
+pub const PAGE_LIMIT_MAX: usize = 500;
+/// Items in a page when `limit` is absent.
+pub const PAGE_LIMIT_DEFAULT: usize = 50;
+/// Characters of an `Idempotency-Key`.
+pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 200;
+/// Longest `wait?timeout_s=` a long-poll may hold.
+pub const WAIT_MAX_SECONDS: u64 = 60;

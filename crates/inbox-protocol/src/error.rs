@@ -1,0 +1,163 @@
+//! The error body every door returns, and the codes clients switch on.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Stable, snake_case error codes. Clients switch on these, never on the message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The body is not valid JSON, or not the JSON shape the door takes.
+    MalformedJson,
+    /// The body is larger than the door accepts.
+    PayloadTooLarge,
+    /// No bearer token, or one the server does not know.
+    Unauthorized,
+    /// The token's role lacks the right for this door.
+    Forbidden,
+    /// Unknown, expired or pruned — deliberately indistinguishable.
+    NotFound,
+    /// Somebody resolved the question first; the body carries the winner.
+    AlreadyAnswered,
+    /// A required field is absent.
+    MissingField,
+    /// A field is present where this format or mode does not allow it.
+    FieldNotAllowed,
+    /// A field's value is malformed or out of its bounds.
+    InvalidField,
+    /// A form's `data`/`pages` names a property the schema does not declare.
+    UnknownProperty,
+    /// A media item breaks a media rule (kind, scheme, caption, filename).
+    InvalidMedia,
+    /// A media URL, data URI, or the total exceeds its byte cap, or too many items.
+    MediaTooLarge,
+    /// The answer does not fit the question's format, options or schema.
+    InvalidAnswer,
+    /// A query parameter is malformed.
+    InvalidQuery,
+    /// The same `Idempotency-Key` was reused for a different request.
+    IdempotencyConflict,
+    /// The store could not be reached.
+    Unavailable,
+    /// Something failed on the server; details are in its log, not here.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The HTTP status that goes with this code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::MalformedJson
+            | ErrorCode::MissingField
+            | ErrorCode::FieldNotAllowed
+            | ErrorCode::InvalidField
+            | ErrorCode::UnknownProperty
+            | ErrorCode::InvalidMedia
+            | ErrorCode::MediaTooLarge
+            | ErrorCode::InvalidAnswer
+            | ErrorCode::InvalidQuery => 400,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Forbidden => 403,
+            ErrorCode::NotFound => 404,
+            ErrorCode::AlreadyAnswered | ErrorCode::IdempotencyConflict => 409,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::Internal => 500,
+            ErrorCode::Unavailable => 503,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::MalformedJson => "malformed_json",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::AlreadyAnswered => "already_answered",
+            ErrorCode::MissingField => "missing_field",
+            ErrorCode::FieldNotAllowed => "field_not_allowed",
+            ErrorCode::InvalidField => "invalid_field",
+            ErrorCode::UnknownProperty => "unknown_property",
+            ErrorCode::InvalidMedia => "invalid_media",
+            ErrorCode::MediaTooLarge => "media_too_large",
+            ErrorCode::InvalidAnswer => "invalid_answer",
+            ErrorCode::InvalidQuery => "invalid_query",
+            ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `{"error": {...}}` — the body of every non-2xx response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ErrorDetail {
+    pub code: ErrorCode,
+    /// Human text; never echoes secrets.
+    pub message: String,
+    /// Dotted path of the field at fault (`media[2].url`, `data.values.count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub field: Option<String>,
+    /// `already_answered`: the interaction as resolved by the winner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub interaction: Option<Box<crate::Interaction>>,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: message.into(),
+                field: None,
+                interaction: None,
+            },
+        }
+    }
+}
+
+/// A refusal of submitted input, naming the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ValidationError {
+    pub code: ErrorCode,
+    /// Dotted path of the field at fault.
+    pub field: String,
+    pub message: String,
+}
+
+impl ValidationError {
+    pub fn new(code: ErrorCode, field: impl Into<String>, message: impl Into<String>) -> Self {
+        ValidationError {
+            code,
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ValidationError> for ErrorBody {
+    fn from(e: ValidationError) -> Self {
+        ErrorBody {
+            error: ErrorDetail {
+                code: e.code,
+                message: e.message,
+                field: Some(e.field),
+                interaction: None,
+            },
+        }
+    }
+}

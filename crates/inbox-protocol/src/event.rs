@@ -1,0 +1,118 @@
+//! Frames of the SSE stream (`GET /api/interactions/stream`).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::interaction::{Answer, Interaction, Status};
+
+/// One event of the stream. On the wire the variant is the SSE `event:` name and the payload
+/// is the JSON `data:`; the SSE `id:` is the events-stream cursor carried beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// A new pending interaction.
+    Add(Interaction),
+    /// Answered or declined.
+    Answered(AnsweredEvent),
+    /// Expired, cancelled or pruned.
+    Removed(RemovedEvent),
+    /// The requested resume could not be honoured: refetch the paged list now.
+    Reset(ResetEvent),
+}
+
+impl StreamEvent {
+    /// The SSE `event:` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StreamEvent::Add(_) => "add",
+            StreamEvent::Answered(_) => "answered",
+            StreamEvent::Removed(_) => "removed",
+            StreamEvent::Reset(_) => "reset",
+        }
+    }
+
+    /// The SSE `data:` payload as JSON text.
+    pub fn data_json(&self) -> String {
+        let result = match self {
+            StreamEvent::Add(x) => serde_json::to_string(x),
+            StreamEvent::Answered(x) => serde_json::to_string(x),
+            StreamEvent::Removed(x) => serde_json::to_string(x),
+            StreamEvent::Reset(x) => serde_json::to_string(x),
+        };
+        // These types hold only JSON-safe data, so serialisation cannot fail.
+        result.unwrap_or_else(|_| "{}".to_owned())
+    }
+
+    /// Rebuild an event from its SSE `event:` name and `data:` text.
+    pub fn from_sse(name: &str, data: &str) -> Result<StreamEvent, serde_json::Error> {
+        Ok(match name {
+            "add" => StreamEvent::Add(serde_json::from_str(data)?),
+            "answered" => StreamEvent::Answered(serde_json::from_str(data)?),
+            "removed" => StreamEvent::Removed(serde_json::from_str(data)?),
+            "reset" => StreamEvent::Reset(serde_json::from_str(data)?),
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown event name `{other}`"
+                )));
+            }
+        })
+    }
+
+    /// The interaction this event is about (none for `reset`).
+    pub fn interaction_id(&self) -> Option<&str> {
+        match self {
+            StreamEvent::Add(ia) => Some(&ia.id),
+            StreamEvent::Answered(e) => Some(&e.id),
+            StreamEvent::Removed(e) => Some(&e.id),
+            StreamEvent::Reset(_) => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct AnsweredEvent {
+    pub id: String,
+    /// `answered` or `declined`.
+    pub status: Status,
+    pub answer: Answer,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RemovedEvent {
+    pub id: String,
+    pub reason: RemovedReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RemovedReason {
+    Expired,
+    Cancelled,
+    Pruned,
+}
+
+impl RemovedReason {
+    /// The final status a card takes when removed for this reason.
+    pub fn status(self) -> Status {
+        match self {
+            RemovedReason::Expired => Status::Expired,
+            RemovedReason::Cancelled => Status::Cancelled,
+            // A pruned record is gone from the server; the nearest final state is expired.
+            RemovedReason::Pruned => Status::Expired,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ResetEvent {
+    pub reason: ResetReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ResetReason {
+    /// The `Last-Event-ID` could not be parsed.
+    MalformedId,
+    /// The id is older than the bounded retention window (or from another stream).
+    AgedOut,
+}

@@ -1,0 +1,42 @@
+//! The Interactions Inbox wire contract (v1).
+//!
+//! One definition of every shape that crosses the wire between the interactions server, the
+//! sync engine, the CLI and the web UI. TypeScript types for the UI are generated from these
+//! definitions (see [`typescript`]) and committed under `ui/src/generated/`.
+//!
+//! Validation that the contract promises at ask time and at answer time lives in [`validate`];
+//! the numeric bounds are the named constants in [`caps`].
+
+pub mod ask;
+pub mod caps;
+pub mod error;
+pub mod event;
+pub mod interaction;
+pub mod media;
+pub mod page;
+pub mod resolve;
+pub mod typescript;
+pub mod validate;
+
+pub use ask::AskRequest;
+pub use error::{ErrorBody, ErrorCode, ErrorDetail, ValidationError};
+pub use event::{AnsweredEvent, RemovedEvent, RemovedReason, ResetEvent, ResetReason, StreamEvent};
+pub use interaction::{
+    Answer, AnswerFormat, ChoiceOption, FormData, FormPage, Interaction, InteractionKind, Mode,
+    Status,
+};
+pub use media::{MediaItem, MediaKind};
+pub use page::{InteractionPage, StatusFilter};
+pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};
+
+/// Paths of the HTTP doors, shared so that server routes and client calls cannot drift apart.
+pub mod paths {
+    pub const INTERACTIONS: &str = "/api/interactions";
+    pub const STREAM: &str = "/api/interactions/stream";
+    pub const MEDIA_PREFIX: &str = "/api/interactions/media/";
+    pub const CALLBACK_PREFIX: &str = "/api/interactions/callback/";
+    pub const HEALTHZ: &str = "/healthz";
+    pub const READYZ: &str = "/readyz";
+    /// Header carrying the client's idempotency key on answer and decline.
+    pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+}
