@@ -46,11 +46,7 @@ mod tests {
         super::export_all(&fresh).expect("export bindings");
         let (want, have) = (read_dir(&fresh), read_dir(&committed));
         let _ = std::fs::remove_dir_all(&fresh);
-        assert_eq!(
-            want.keys().collect::<Vec<_>>(),
-            have.keys().collect::<Vec<_>>(),
-            "ui/src/generated is stale: run `cargo run -p inbox-protocol --example export-ts`"
-        );
+        // Other crates (inbox-sync) export into the same folder, so check only what we own.
         for (name, text) in &want {
             assert_eq!(
                 Some(text),
