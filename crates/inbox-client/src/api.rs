@@ -1,0 +1,217 @@
+//! The typed HTTP API client: one method per door of the contract.
+
+use std::time::Duration;
+
+use inbox_protocol::{
+    AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage,
+    ResolveResponse, StatusFilter, paths,
+};
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::error::ClientError;
+use crate::secret::Token;
+
+/// Talks to one interactions server as one principal.
+#[derive(Clone, Debug)]
+pub struct ApiClient {
+    http: reqwest::Client,
+    base: Url,
+    token: Token,
+}
+
+/// What a long-poll `wait` returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WaitOutcome {
+    /// The interaction reached a final state.
+    Resolved(Interaction),
+    /// Still pending when the server's wait window closed.
+    Pending,
+}
+
+/// Bytes of a media item served by the deployment, with the type it was stored with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaBody {
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+impl ApiClient {
+    /// `base_url` is the server origin, e.g. `http://127.0.0.1:8790`.
+    pub fn new(base_url: &str, token: Token) -> Result<Self, ClientError> {
+        let base = Url::parse(base_url).map_err(|e| ClientError::InvalidUrl {
+            url: base_url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(ClientError::InvalidUrl {
+                url: base_url.to_owned(),
+                reason: "the scheme must be http or https".into(),
+            });
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(ClientError::Transport)?;
+        Ok(ApiClient { http, base, token })
+    }
+
+    pub fn base_url(&self) -> &Url {
+        &self.base
+    }
+
+    pub fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn url(&self, path: &str) -> Url {
+        // Paths are absolute (`/api/...`), so joining replaces any path on the base.
+        self.base.join(path).unwrap_or_else(|_| self.base.clone())
+    }
+
+    fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(self.token.expose())
+            .timeout(Duration::from_secs(30))
+    }
+
+    /// `GET /api/interactions` — one page of the list.
+    pub async fn list(
+        &self,
+        status: StatusFilter,
+        limit: Option<usize>,
+        cursor: Option<&str>,
+    ) -> Result<InteractionPage, ClientError> {
+        let mut query: Vec<(&str, String)> = vec![("status", status.as_str().to_owned())];
+        if let Some(limit) = limit {
+            query.push(("limit", limit.to_string()));
+        }
+        if let Some(cursor) = cursor {
+            query.push(("cursor", cursor.to_owned()));
+        }
+        let resp = self
+            .send(self.request(Method::GET, paths::INTERACTIONS).query(&query))
+            .await?;
+        decode(resp).await
+    }
+
+    /// `GET /api/interactions/{id}`
+    pub async fn get(&self, id: &str) -> Result<Interaction, ClientError> {
+        let resp = self
+            .send(self.request(Method::GET, &item_path(id, "")))
+            .await?;
+        decode(resp).await
+    }
+
+    /// `POST /api/interactions` — ask; returns the stored interaction.
+    pub async fn ask(&self, ask: &AskRequest) -> Result<Interaction, ClientError> {
+        let resp = self
+            .send(self.request(Method::POST, paths::INTERACTIONS).json(ask))
+            .await?;
+        decode(resp).await
+    }
+
+    /// `POST /api/interactions/{id}/answer` with an idempotency key the caller keeps for retries.
+    pub async fn answer(
+        &self,
+        id: &str,
+        answer: &AnswerRequest,
+        idempotency_key: &str,
+    ) -> Result<ResolveResponse, ClientError> {
+        let req = self
+            .request(Method::POST, &item_path(id, "/answer"))
+            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
+            .json(answer);
+        decode(self.send(req).await?).await
+    }
+
+    /// `POST /api/interactions/{id}/decline`
+    pub async fn decline(
+        &self,
+        id: &str,
+        decline: &DeclineRequest,
+        idempotency_key: &str,
+    ) -> Result<ResolveResponse, ClientError> {
+        let req = self
+            .request(Method::POST, &item_path(id, "/decline"))
+            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
+            .json(decline);
+        decode(self.send(req).await?).await
+    }
+
+    /// `GET /api/interactions/{id}/wait` — long-poll for up to `timeout` (the server caps it).
+    pub async fn wait(&self, id: &str, timeout: Duration) -> Result<WaitOutcome, ClientError> {
+        let req = self
+            .request(Method::GET, &item_path(id, "/wait"))
+            .query(&[("timeout_s", timeout.as_secs().max(1).to_string())])
+            // The server holds the request open; give it room beyond its own window.
+            .timeout(timeout + Duration::from_secs(15));
+        let resp = self.send(req).await?;
+        if resp.status() == StatusCode::ACCEPTED {
+            return Ok(WaitOutcome::Pending);
+        }
+        Ok(WaitOutcome::Resolved(decode(resp).await?))
+    }
+
+    /// `DELETE /api/interactions/{id}` — the asker withdraws the question.
+    pub async fn withdraw(&self, id: &str) -> Result<Interaction, ClientError> {
+        let resp = self
+            .send(self.request(Method::DELETE, &item_path(id, "")))
+            .await?;
+        decode(resp).await
+    }
+
+    /// Fetch a same-origin media reference (`/api/interactions/media/<id>`).
+    pub async fn media(&self, reference: &str) -> Result<MediaBody, ClientError> {
+        if !reference.starts_with(paths::MEDIA_PREFIX) {
+            return Err(ClientError::InvalidUrl {
+                url: reference.to_owned(),
+                reason: "only same-origin media references are fetched with the account".into(),
+            });
+        }
+        let resp = self.send(self.request(Method::GET, reference)).await?;
+        let content_type = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("application/octet-stream")
+            .to_owned();
+        let bytes = resp.bytes().await.map_err(ClientError::Transport)?.to_vec();
+        Ok(MediaBody {
+            content_type,
+            bytes,
+        })
+    }
+
+    /// Send, and turn any non-2xx answer into a [`ClientError`] carrying the server's code.
+    async fn send(&self, req: RequestBuilder) -> Result<Response, ClientError> {
+        let resp = req.send().await.map_err(ClientError::Transport)?;
+        let status = resp.status();
+        if status.is_success() {
+            return Ok(resp);
+        }
+        let code = status.as_u16();
+        match resp.json::<ErrorBody>().await {
+            Ok(body) => Err(ClientError::Api { status: code, body }),
+            Err(_) => Err(ClientError::UnexpectedStatus { status: code }),
+        }
+    }
+}
+
+fn item_path(id: &str, suffix: &str) -> String {
+    // Ids are URL-safe by contract; escape anyway so a hostile id cannot change the path.
+    let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    format!("{}/{escaped}{suffix}", paths::INTERACTIONS)
+}
+
+async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
+    resp.json::<T>().await.map_err(ClientError::Decode)
+}
+
+/// A fresh idempotency key: 128 random bits, hex.
+pub fn new_idempotency_key() -> String {
+    let bits: u128 = rand::random();
+    format!("{bits:032x}")
+}
