@@ -1,0 +1,10 @@
+//! Regenerate the UI's TypeScript types for the inbox list:
+//! `cargo run -p inbox-sync --example export-ts`.
+
+use std::path::PathBuf;
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/generated");
+    inbox_sync::typescript::export_all(&dir).expect("write TypeScript bindings");
+    println!("wrote {}", dir.display());
+}
