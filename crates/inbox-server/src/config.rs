@@ -1,0 +1,162 @@
+//! How the server is configured: where it listens, where it keeps data, who may call it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    /// Holds the SQLite database and, when `tokens` is empty, the generated `tokens.json`.
+    pub data_dir: PathBuf,
+    /// Principals; empty means "generate a reviewer and an asker token on first start".
+    pub tokens: Vec<TokenSpec>,
+    /// The origin other parties reach this server at (used in external callback URLs).
+    /// `None` falls back to the bound address.
+    pub public_url: Option<String>,
+    /// How many recent events the stream can resume from.
+    pub events_retention: usize,
+    /// How often pending questions past their deadline are expired.
+    pub sweep_interval: Duration,
+    /// How often an idle stream sends a keepalive comment.
+    pub keepalive: Duration,
+}
+
+impl ServerConfig {
+    pub fn new(bind: SocketAddr, data_dir: PathBuf) -> Self {
+        ServerConfig {
+            bind,
+            data_dir,
+            tokens: Vec::new(),
+            public_url: None,
+            events_retention: 10_000,
+            sweep_interval: Duration::from_secs(1),
+            keepalive: Duration::from_secs(15),
+        }
+    }
+}
+
+/// What a principal may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Lists, streams, reads, answers and declines.
+    Reviewer,
+    /// Asks, waits on and withdraws its own questions.
+    Asker,
+    /// Everything.
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Reviewer => "reviewer",
+            Role::Asker => "asker",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Role {
+    type Err = TokenSpecError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "reviewer" => Ok(Role::Reviewer),
+            "asker" => Ok(Role::Asker),
+            "admin" => Ok(Role::Admin),
+            other => Err(TokenSpecError::UnknownRole(other.to_owned())),
+        }
+    }
+}
+
+/// One principal: a display name, a role and the bearer secret that proves it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenSpec {
+    pub name: String,
+    pub role: Role,
+    pub secret: String,
+}
+
+// Hand-written so that a stray `{:?}` can never print a secret.
+impl std::fmt::Debug for TokenSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenSpec")
+            .field("name", &self.name)
+            .field("role", &self.role)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenSpecError {
+    #[error("a token is written NAME:ROLE:SECRET")]
+    Shape,
+    #[error("unknown role `{0}` (reviewer, asker or admin)")]
+    UnknownRole(String),
+    #[error("a token's name and secret must not be empty")]
+    Empty,
+}
+
+impl FromStr for TokenSpec {
+    type Err = TokenSpecError;
+
+    /// `name:role:secret`; the secret is everything after the second colon.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut parts = s.splitn(3, ':');
+        let (Some(name), Some(role), Some(secret)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(TokenSpecError::Shape);
+        };
+        if name.is_empty() || secret.is_empty() {
+            return Err(TokenSpecError::Empty);
+        }
+        Ok(TokenSpec {
+            name: name.to_owned(),
+            role: role.parse()?,
+            secret: secret.to_owned(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_spec_parses_name_role_and_a_secret_with_colons() {
+        let spec: TokenSpec = "alice:reviewer:s3:cr:et".parse().unwrap();
+        assert_eq!(spec.name, "alice");
+        assert_eq!(spec.role, Role::Reviewer);
+        assert_eq!(spec.secret, "s3:cr:et");
+    }
+
+    #[test]
+    fn token_spec_refuses_bad_shapes() {
+        assert_eq!("alice".parse::<TokenSpec>(), Err(TokenSpecError::Shape));
+        assert_eq!(
+            "alice:boss:x".parse::<TokenSpec>(),
+            Err(TokenSpecError::UnknownRole("boss".into()))
+        );
+        assert_eq!(":asker:x".parse::<TokenSpec>(), Err(TokenSpecError::Empty));
+        assert_eq!("a:asker:".parse::<TokenSpec>(), Err(TokenSpecError::Empty));
+    }
+
+    #[test]
+    fn debug_never_shows_the_secret() {
+        let spec: TokenSpec = "bot:asker:topsecret".parse().unwrap();
+        assert!(!format!("{spec:?}").contains("topsecret"));
+    }
+}

@@ -1,0 +1,166 @@
+//! Where interactions, answers, idempotency records, events, media and tickets live.
+//!
+//! The [`Store`] trait is the seam between the doors and persistence. The embedded default is
+//! [`SqliteStore`]; the trait is shaped so that a Redis 7 store can follow (events as a stream
+//! with `XADD`/`XREAD`, single-winner resolution as one Lua script). Cursors are opaque strings
+//! at this boundary: SQLite uses a decimal sequence number, Redis would use the stream id.
+
+pub mod sqlite;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use inbox_protocol::{Interaction, InteractionPage, ResetReason, StatusFilter, StreamEvent};
+use serde_json::{Map, Value};
+use tokio::sync::broadcast;
+
+pub use sqlite::SqliteStore;
+
+/// One event as the stream carries it: its cursor (the SSE `id:`) and the event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    pub cursor: String,
+    pub event: StreamEvent,
+}
+
+/// Bytes submitted inline as `data:image/*`, served later by the public media door.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaBlob {
+    pub id: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// An accepted ask, ready to store: the interaction as clients will see it, its inline media
+/// (already rewritten to `/api/interactions/media/<id>` in `interaction.media`) and, for an
+/// external question, its callback ticket. Stored in one step, so nothing is half-written.
+#[derive(Debug, Clone)]
+pub struct NewAsk {
+    pub interaction: Interaction,
+    pub media: Vec<MediaBlob>,
+    pub ticket: Option<String>,
+}
+
+/// A request for one page of the list door.
+#[derive(Debug, Clone)]
+pub struct PageQuery {
+    pub status: StatusFilter,
+    pub limit: usize,
+    /// The `next_cursor` of the previous page; `None` for the first page.
+    pub cursor: Option<String>,
+}
+
+/// How a pending interaction leaves `pending`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolution {
+    Answer {
+        value: Value,
+        params: Option<Map<String, Value>>,
+        by: String,
+    },
+    Decline {
+        reason: Option<String>,
+        by: String,
+    },
+    /// The asker withdrew it.
+    Cancel,
+}
+
+/// An `Idempotency-Key` and a fingerprint of the request that carried it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdempotencyClaim {
+    pub key: String,
+    /// Equal fingerprints mean "the same request again".
+    pub fingerprint: String,
+}
+
+/// What `resolve` did. The store decides only facts; the doors turn them into responses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResolveOutcome {
+    /// This call won: the interaction as resolved (an event was emitted).
+    Resolved(Interaction),
+    /// The same key with the same fingerprint resolved it before: the interaction as it was
+    /// resolved then (nothing new was written or emitted).
+    Replayed(Interaction),
+    /// The key was used before with a different fingerprint.
+    IdempotencyConflict,
+    /// It was already final when this call arrived: the interaction as it stands.
+    AlreadyFinal(Interaction),
+    /// No such interaction.
+    NotFound,
+}
+
+/// What the stream can deliver after a resume cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventsAfter {
+    /// Every event after the cursor, oldest first (possibly none).
+    Events(Vec<StoredEvent>),
+    /// The cursor cannot cover the gap; the client must refetch.
+    Gap(ResetReason),
+}
+
+/// Inline media as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMedia {
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("stored record is unreadable: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    #[error("invalid page cursor")]
+    InvalidCursor,
+    #[error("store task failed: {0}")]
+    Task(String),
+    #[error("store i/o: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Store an accepted ask (with its media and ticket) and emit `add`.
+    async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError>;
+
+    async fn get(&self, id: &str) -> Result<Option<Interaction>, StoreError>;
+
+    /// One page, newest first, and the stream cursor read atomically with it.
+    async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError>;
+
+    /// Move a pending interaction to its final state — exactly one caller wins. With a claim,
+    /// the same key and fingerprint replay the earlier outcome. Emits `answered` or `removed`.
+    async fn resolve(
+        &self,
+        id: &str,
+        resolution: Resolution,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<ResolveOutcome, StoreError>;
+
+    /// Expire every pending interaction whose deadline is at or before `now`; emits
+    /// `removed{expired}` for each and returns their ids.
+    async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
+
+    /// Every retained event after `cursor`, or a gap when the cursor cannot cover it.
+    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError>;
+
+    /// The cursor of the newest event (the "tail end").
+    async fn tail_cursor(&self) -> Result<String, StoreError>;
+
+    /// Whether `cursor` comes after `reference` in this store's event order.
+    fn is_after(&self, cursor: &str, reference: &str) -> bool;
+
+    async fn get_media(&self, id: &str) -> Result<Option<StoredMedia>, StoreError>;
+
+    /// The interaction a callback ticket belongs to, whatever its status.
+    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError>;
+
+    /// Live events from now on, in cursor order. Subscribe before reading a backlog and
+    /// dedupe by cursor, and nothing falls in between. A lagging receiver sees
+    /// `RecvError::Lagged` and should re-read from the store.
+    fn subscribe(&self) -> broadcast::Receiver<StoredEvent>;
+
+    /// Whether the store answers at all (`/readyz`).
+    async fn ping(&self) -> Result<(), StoreError>;
+}

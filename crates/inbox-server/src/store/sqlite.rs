@@ -1,0 +1,718 @@
+//! The embedded store: one SQLite file in the data dir (WAL mode), one connection behind a
+//! mutex, used from `spawn_blocking`. Every mutation runs in one `IMMEDIATE` transaction and
+//! publishes its events to the live bus while the connection is still held, so live events
+//! leave in exactly the order of their sequence numbers.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use inbox_protocol::{
+    Answer, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason,
+    Status, StreamEvent,
+};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tokio::sync::broadcast;
+
+use super::{
+    EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
+    StoreError, StoredEvent, StoredMedia,
+};
+
+/// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
+const LIVE_CAPACITY: usize = 4096;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS interactions (
+    rank       INTEGER PRIMARY KEY AUTOINCREMENT,  -- insertion order: pages run newest first
+    id         TEXT NOT NULL UNIQUE,
+    status     TEXT NOT NULL,
+    expires_at INTEGER,                           -- unix milliseconds; NULL = no deadline
+    body       TEXT NOT NULL                      -- the Interaction as JSON
+);
+CREATE INDEX IF NOT EXISTS interactions_by_status ON interactions(status, rank);
+CREATE INDEX IF NOT EXISTS interactions_due ON interactions(expires_at) WHERE status = 'pending';
+CREATE TABLE IF NOT EXISTS events (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,       -- the stream cursor; never reused
+    body TEXT NOT NULL                            -- the StreamEvent as JSON
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    interaction_id TEXT NOT NULL,
+    key            TEXT NOT NULL,
+    fingerprint    TEXT NOT NULL,
+    body           TEXT NOT NULL,                 -- the Interaction as this key resolved it
+    PRIMARY KEY (interaction_id, key)
+);
+CREATE TABLE IF NOT EXISTS media (
+    id             TEXT PRIMARY KEY,
+    interaction_id TEXT NOT NULL,
+    content_type   TEXT NOT NULL,
+    bytes          BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tickets (
+    ticket         TEXT PRIMARY KEY,
+    interaction_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+";
+
+/// `meta` key: every event with `seq <=` this value has been pruned.
+const PRUNED_THROUGH: &str = "pruned_through";
+
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: Mutex<Connection>,
+    retention: i64,
+    live: broadcast::Sender<StoredEvent>,
+}
+
+impl SqliteStore {
+    /// Open (or create) the database at `path`, keeping the newest `events_retention` events
+    /// for resume.
+    pub fn open(path: &Path, events_retention: usize) -> Result<SqliteStore, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch(SCHEMA)?;
+        let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        Ok(SqliteStore {
+            inner: Arc::new(Inner {
+                conn: Mutex::new(conn),
+                retention: i64::try_from(events_retention.max(1)).unwrap_or(i64::MAX),
+                live,
+            }),
+        })
+    }
+
+    /// Run `f` on the connection off the async runtime.
+    async fn with_conn<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, &Inner) -> Result<T, StoreError> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = inner.conn.lock().unwrap_or_else(PoisonError::into_inner);
+            f(&mut conn, &inner)
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+}
+
+impl Inner {
+    /// Append an event inside the caller's transaction and prune beyond the retention.
+    fn append_event(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        event: StreamEvent,
+    ) -> Result<StoredEvent, StoreError> {
+        tx.execute(
+            "INSERT INTO events (body) VALUES (?1)",
+            [serde_json::to_string(&event)?],
+        )?;
+        let seq = tx.last_insert_rowid();
+        let horizon = seq - self.retention;
+        if horizon > 0 {
+            tx.execute("DELETE FROM events WHERE seq <= ?1", [horizon])?;
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+                params![PRUNED_THROUGH, horizon],
+            )?;
+        }
+        Ok(StoredEvent {
+            cursor: seq.to_string(),
+            event,
+        })
+    }
+
+    /// Publish committed events. Called with the connection still locked, so order holds.
+    fn publish(&self, events: Vec<StoredEvent>) {
+        for event in events {
+            // An error only means nobody is listening right now.
+            let _ = self.live.send(event);
+        }
+    }
+}
+
+fn millis(at: Option<DateTime<Utc>>) -> Option<i64> {
+    at.map(|t| t.timestamp_millis())
+}
+
+fn tail_seq(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'events'",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or(0))
+}
+
+fn pruned_through(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [PRUNED_THROUGH],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or(0))
+}
+
+fn load(conn: &Connection, id: &str) -> Result<Option<Interaction>, StoreError> {
+    let body: Option<String> = conn
+        .query_row("SELECT body FROM interactions WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+}
+
+fn save_status(
+    tx: &rusqlite::Transaction<'_>,
+    interaction: &Interaction,
+) -> Result<bool, StoreError> {
+    let changed = tx.execute(
+        "UPDATE interactions SET status = ?1, body = ?2 WHERE id = ?3 AND status = 'pending'",
+        params![
+            interaction.status.as_str(),
+            serde_json::to_string(interaction)?,
+            interaction.id
+        ],
+    )?;
+    Ok(changed == 1)
+}
+
+/// A page cursor is the `rank` of the last item served, written `r<rank>`.
+fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
+    cursor
+        .strip_prefix('r')
+        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|digits| digits.parse().ok())
+        .ok_or(StoreError::InvalidCursor)
+}
+
+/// A stream cursor is a plain decimal sequence number.
+fn parse_seq(cursor: &str) -> Option<i64> {
+    if cursor.is_empty() || cursor.len() > 18 || !cursor.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    cursor.parse().ok()
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let ia = &ask.interaction;
+            tx.execute(
+                "INSERT INTO interactions (id, status, expires_at, body) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    ia.id,
+                    ia.status.as_str(),
+                    millis(ia.expires_at),
+                    serde_json::to_string(ia)?
+                ],
+            )?;
+            for blob in &ask.media {
+                tx.execute(
+                    "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
+                    params![blob.id, ia.id, blob.content_type, blob.bytes],
+                )?;
+            }
+            if let Some(ticket) = &ask.ticket {
+                tx.execute(
+                    "INSERT INTO tickets (ticket, interaction_id) VALUES (?1, ?2)",
+                    params![ticket, ia.id],
+                )?;
+            }
+            let event = inner.append_event(&tx, StreamEvent::Add(ia.clone()))?;
+            tx.commit()?;
+            inner.publish(vec![event]);
+            Ok(ask.interaction)
+        })
+        .await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Interaction>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| load(conn, &id)).await
+    }
+
+    async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
+        let before = match &query.cursor {
+            Some(c) => parse_page_cursor(c)?,
+            None => i64::MAX,
+        };
+        self.with_conn(move |conn, _| {
+            // One read transaction: the page and the stream cursor describe the same moment.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let fetch = i64::try_from(query.limit).unwrap_or(i64::MAX - 1) + 1;
+            let status = query.status.status().map(Status::as_str);
+            let mut rows = Vec::new();
+            {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT rank, body FROM interactions
+                     WHERE rank < ?1 AND (?2 IS NULL OR status = ?2)
+                     ORDER BY rank DESC LIMIT ?3",
+                )?;
+                let mut cursor = stmt.query(params![before, status, fetch])?;
+                while let Some(row) = cursor.next()? {
+                    let rank: i64 = row.get(0)?;
+                    let body: String = row.get(1)?;
+                    rows.push((rank, serde_json::from_str::<Interaction>(&body)?));
+                }
+            }
+            let stream_cursor = tail_seq(&tx)?.to_string();
+            tx.commit()?;
+            let more = rows.len() > query.limit;
+            rows.truncate(query.limit);
+            let next_cursor = if more {
+                rows.last().map(|(rank, _)| format!("r{rank}"))
+            } else {
+                None
+            };
+            Ok(InteractionPage {
+                items: rows.into_iter().map(|(_, ia)| ia).collect(),
+                next_cursor,
+                stream_cursor,
+            })
+        })
+        .await
+    }
+
+    async fn resolve(
+        &self,
+        id: &str,
+        resolution: Resolution,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<ResolveOutcome, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            if let Some(claim) = &claim {
+                let earlier: Option<(String, String)> = tx
+                    .query_row(
+                        "SELECT fingerprint, body FROM idempotency WHERE interaction_id = ?1 AND key = ?2",
+                        params![id, claim.key],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                if let Some((fingerprint, body)) = earlier {
+                    return Ok(if fingerprint == claim.fingerprint {
+                        ResolveOutcome::Replayed(serde_json::from_str(&body)?)
+                    } else {
+                        ResolveOutcome::IdempotencyConflict
+                    });
+                }
+            }
+            let Some(mut ia) = load(&tx, &id)? else {
+                return Ok(ResolveOutcome::NotFound);
+            };
+            if ia.status.is_final() {
+                return Ok(ResolveOutcome::AlreadyFinal(ia));
+            }
+            let now = Utc::now();
+            let event = match resolution {
+                Resolution::Answer { value, params, by } => {
+                    let answer = Answer {
+                        value,
+                        answered_by: by,
+                        answered_at: now,
+                        params,
+                        reason: None,
+                    };
+                    settle(&mut ia, Status::Answered, answer)
+                }
+                Resolution::Decline { reason, by } => {
+                    let answer = Answer {
+                        value: serde_json::Value::Null,
+                        answered_by: by,
+                        answered_at: now,
+                        params: None,
+                        reason,
+                    };
+                    settle(&mut ia, Status::Declined, answer)
+                }
+                Resolution::Cancel => {
+                    ia.status = Status::Cancelled;
+                    StreamEvent::Removed(RemovedEvent {
+                        id: ia.id.clone(),
+                        reason: RemovedReason::Cancelled,
+                    })
+                }
+            };
+            // The guard on status = 'pending' is the single-winner rule; under the
+            // IMMEDIATE transaction it cannot miss, but it keeps the rule in one place.
+            if !save_status(&tx, &ia)? {
+                let current = load(&tx, &id)?;
+                return Ok(current.map_or(ResolveOutcome::NotFound, ResolveOutcome::AlreadyFinal));
+            }
+            let stored = inner.append_event(&tx, event)?;
+            if let Some(claim) = &claim {
+                tx.execute(
+                    "INSERT INTO idempotency (interaction_id, key, fingerprint, body) VALUES (?1, ?2, ?3, ?4)",
+                    params![id, claim.key, claim.fingerprint, serde_json::to_string(&ia)?],
+                )?;
+            }
+            tx.commit()?;
+            inner.publish(vec![stored]);
+            Ok(ResolveOutcome::Resolved(ia))
+        })
+        .await
+    }
+
+    async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        let now_ms = now.timestamp_millis();
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let due: Vec<String> = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT body FROM interactions
+                     WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?1
+                     ORDER BY expires_at, rank",
+                )?;
+                stmt.query_map([now_ms], |row| row.get(0))?
+                    .collect::<Result<_, _>>()?
+            };
+            let mut events = Vec::with_capacity(due.len());
+            let mut ids = Vec::with_capacity(due.len());
+            for body in due {
+                let mut ia: Interaction = serde_json::from_str(&body)?;
+                ia.status = Status::Expired;
+                if save_status(&tx, &ia)? {
+                    events.push(inner.append_event(
+                        &tx,
+                        StreamEvent::Removed(RemovedEvent {
+                            id: ia.id.clone(),
+                            reason: RemovedReason::Expired,
+                        }),
+                    )?);
+                    ids.push(ia.id);
+                }
+            }
+            tx.commit()?;
+            inner.publish(events);
+            Ok(ids)
+        })
+        .await
+    }
+
+    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+        let Some(after) = parse_seq(cursor) else {
+            return Ok(EventsAfter::Gap(ResetReason::MalformedId));
+        };
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            // Events up to `pruned` are gone: a cursor before it would skip them. A cursor past
+            // the tail was never issued by this stream.
+            if after < pruned_through(&tx)? || after > tail_seq(&tx)? {
+                return Ok(EventsAfter::Gap(ResetReason::AgedOut));
+            }
+            let mut stmt =
+                tx.prepare_cached("SELECT seq, body FROM events WHERE seq > ?1 ORDER BY seq")?;
+            let mut rows = stmt.query([after])?;
+            let mut events = Vec::new();
+            while let Some(row) = rows.next()? {
+                let seq: i64 = row.get(0)?;
+                let body: String = row.get(1)?;
+                events.push(StoredEvent {
+                    cursor: seq.to_string(),
+                    event: serde_json::from_str(&body)?,
+                });
+            }
+            Ok(EventsAfter::Events(events))
+        })
+        .await
+    }
+
+    async fn tail_cursor(&self) -> Result<String, StoreError> {
+        self.with_conn(|conn, _| Ok(tail_seq(conn)?.to_string()))
+            .await
+    }
+
+    fn is_after(&self, cursor: &str, reference: &str) -> bool {
+        match (parse_seq(cursor), parse_seq(reference)) {
+            (Some(a), Some(b)) => a > b,
+            // An unreadable reference orders before everything; an unreadable cursor after
+            // nothing. Neither happens with cursors this store issued.
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    async fn get_media(&self, id: &str) -> Result<Option<StoredMedia>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| {
+            Ok(conn
+                .query_row(
+                    "SELECT content_type, bytes FROM media WHERE id = ?1",
+                    [id],
+                    |row| {
+                        Ok(StoredMedia {
+                            content_type: row.get(0)?,
+                            bytes: row.get(1)?,
+                        })
+                    },
+                )
+                .optional()?)
+        })
+        .await
+    }
+
+    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError> {
+        let ticket = ticket.to_owned();
+        self.with_conn(move |conn, _| {
+            let id: Option<String> = conn
+                .query_row(
+                    "SELECT interaction_id FROM tickets WHERE ticket = ?1",
+                    [ticket],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            match id {
+                Some(id) => load(conn, &id),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {
+        self.inner.live.subscribe()
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.with_conn(|conn, _| {
+            conn.query_row("SELECT 1", [], |_| Ok(()))?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Record a person's resolution (answered or declined) and build its `answered` event.
+fn settle(ia: &mut Interaction, status: Status, answer: Answer) -> StreamEvent {
+    ia.status = status;
+    ia.answer = Some(answer.clone());
+    StreamEvent::Answered(AnsweredEvent {
+        id: ia.id.clone(),
+        status,
+        answer,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use inbox_protocol::{AnswerFormat, InteractionKind, Mode, StatusFilter};
+    use serde_json::json;
+
+    use super::*;
+
+    fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
+        NewAsk {
+            interaction: Interaction {
+                id: id.to_owned(),
+                kind: InteractionKind::Question,
+                prompt: "Deploy?".into(),
+                answer_format: AnswerFormat::Confirm,
+                options: vec![],
+                schema: None,
+                data: None,
+                pages: None,
+                link: None,
+                media: vec![],
+                mode: Mode::Sync,
+                expires_at,
+                status: Status::Pending,
+                asker: "bot".into(),
+                created_at: Utc::now(),
+                answer: None,
+                metadata: Default::default(),
+            },
+            media: vec![],
+            ticket: None,
+        }
+    }
+
+    fn answer(by: &str, value: serde_json::Value) -> Resolution {
+        Resolution::Answer {
+            value,
+            params: None,
+            by: by.into(),
+        }
+    }
+
+    fn open(dir: &tempfile::TempDir, retention: usize) -> SqliteStore {
+        SqliteStore::open(&dir.path().join("inbox.sqlite3"), retention).unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_the_first_resolution_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 100);
+        store.insert_ask(question("ia_1", None)).await.unwrap();
+        let first = store
+            .resolve("ia_1", answer("alice", json!(true)), None)
+            .await
+            .unwrap();
+        assert!(matches!(first, ResolveOutcome::Resolved(ref ia) if ia.status == Status::Answered));
+        let second = store
+            .resolve("ia_1", answer("bob", json!(false)), None)
+            .await
+            .unwrap();
+        let ResolveOutcome::AlreadyFinal(winner) = second else {
+            panic!("expected AlreadyFinal, got {second:?}");
+        };
+        assert_eq!(winner.answer.unwrap().answered_by, "alice");
+        assert_eq!(
+            store
+                .resolve("ia_nope", Resolution::Cancel, None)
+                .await
+                .unwrap(),
+            ResolveOutcome::NotFound
+        );
+    }
+
+    #[tokio::test]
+    async fn an_idempotency_key_replays_or_conflicts() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 100);
+        store.insert_ask(question("ia_1", None)).await.unwrap();
+        let claim = |fp: &str| {
+            Some(IdempotencyClaim {
+                key: "k1".into(),
+                fingerprint: fp.into(),
+            })
+        };
+        let ResolveOutcome::Resolved(first) = store
+            .resolve("ia_1", answer("alice", json!(true)), claim("a"))
+            .await
+            .unwrap()
+        else {
+            panic!("first call must win");
+        };
+        let again = store
+            .resolve("ia_1", answer("alice", json!(true)), claim("a"))
+            .await
+            .unwrap();
+        assert_eq!(again, ResolveOutcome::Replayed(first));
+        let other = store
+            .resolve("ia_1", answer("alice", json!(false)), claim("b"))
+            .await
+            .unwrap();
+        assert_eq!(other, ResolveOutcome::IdempotencyConflict);
+        // Exactly two events: the add and one answered.
+        assert_eq!(store.tail_cursor().await.unwrap(), "2");
+    }
+
+    #[tokio::test]
+    async fn pruned_cursors_are_a_gap_and_retained_ones_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 3);
+        for i in 0..5 {
+            store
+                .insert_ask(question(&format!("ia_{i}"), None))
+                .await
+                .unwrap();
+        }
+        // seq 1..5, retention 3 keeps 3..5: a resume from 2 sees all it missed.
+        let EventsAfter::Events(events) = store.events_after("2").await.unwrap() else {
+            panic!("cursor 2 is still covered");
+        };
+        let cursors: Vec<_> = events.iter().map(|e| e.cursor.as_str()).collect();
+        assert_eq!(cursors, ["3", "4", "5"]);
+        assert_eq!(
+            store.events_after("1").await.unwrap(),
+            EventsAfter::Gap(ResetReason::AgedOut)
+        );
+        assert_eq!(
+            store.events_after("6").await.unwrap(),
+            EventsAfter::Gap(ResetReason::AgedOut)
+        );
+        assert_eq!(
+            store.events_after("x1").await.unwrap(),
+            EventsAfter::Gap(ResetReason::MalformedId)
+        );
+        assert_eq!(
+            store.events_after("5").await.unwrap(),
+            EventsAfter::Events(vec![])
+        );
+    }
+
+    #[tokio::test]
+    async fn expiry_moves_due_questions_and_emits_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 100);
+        let past = Utc::now() - chrono::Duration::seconds(1);
+        let future = Utc::now() + chrono::Duration::hours(1);
+        store
+            .insert_ask(question("ia_due", Some(past)))
+            .await
+            .unwrap();
+        store
+            .insert_ask(question("ia_later", Some(future)))
+            .await
+            .unwrap();
+        let mut live = store.subscribe();
+        assert_eq!(store.expire_due(Utc::now()).await.unwrap(), ["ia_due"]);
+        let event = live.recv().await.unwrap();
+        assert_eq!(event.cursor, "3");
+        assert_eq!(
+            event.event,
+            StreamEvent::Removed(RemovedEvent {
+                id: "ia_due".into(),
+                reason: RemovedReason::Expired
+            })
+        );
+        assert_eq!(
+            store.get("ia_due").await.unwrap().unwrap().status,
+            Status::Expired
+        );
+        assert!(store.expire_due(Utc::now()).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn pages_run_newest_first_and_survive_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = open(&dir, 100);
+            for i in 0..5 {
+                store
+                    .insert_ask(question(&format!("ia_{i}"), None))
+                    .await
+                    .unwrap();
+            }
+        }
+        let store = open(&dir, 100);
+        let query = |cursor| PageQuery {
+            status: StatusFilter::Pending,
+            limit: 2,
+            cursor,
+        };
+        let first = store.list_page(query(None)).await.unwrap();
+        let ids: Vec<_> = first.items.iter().map(|ia| ia.id.as_str()).collect();
+        assert_eq!(ids, ["ia_4", "ia_3"]);
+        assert_eq!(first.stream_cursor, "5");
+        let second = store.list_page(query(first.next_cursor)).await.unwrap();
+        let third = store.list_page(query(second.next_cursor)).await.unwrap();
+        assert_eq!(third.items.len(), 1);
+        assert_eq!(third.next_cursor, None);
+        assert!(matches!(
+            store.list_page(query(Some("bogus".into()))).await,
+            Err(StoreError::InvalidCursor)
+        ));
+    }
+}
