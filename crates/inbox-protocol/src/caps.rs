@@ -33,6 +33,8 @@ pub const MEDIA_FILENAME_MAX_CHARS: usize = 255;
 
 /// Longest sync `timeout_s` (7 days).
 pub const TIMEOUT_MAX_SECONDS: u64 = 7 * 24 * 3600;
+/// Characters in a text answer (a reviewer's free-text reply).
+pub const ANSWER_TEXT_MAX_CHARS: usize = 32_000;
 /// Characters in a decline reason.
 pub const DECLINE_REASON_MAX_CHARS: usize = 2_000;
 /// Bytes of a request body on any door (an ask at its media caps fits with room to spare).

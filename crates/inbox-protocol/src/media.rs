@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+// The source rules live with the rest of media validation; re-exported here because the server
+// (storing inline images by reference) and clients (re-checking before render) look for them
+// next to the media types.
+pub use crate::validate::{decode_data_image, is_renderable_media_url};
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct MediaItem {
     pub kind: MediaKind,

@@ -1,13 +1,29 @@
 //! Ask-time and answer-time validation. Every refusal is a [`ValidationError`] naming the field;
 //! callers validate before anything is stored.
+//!
+//! One file per concept: [`ask`] (prompt, format-specific fields, link, metadata), `options`
+//! (choice lists), `timing` (sync timeout and async expiry), `media`, `form` (schema, prefill
+//! data, pages) and `answer` (answer values by format).
+
+mod answer;
+mod ask;
+mod form;
+mod media;
+mod options;
+mod timing;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::ask::AskRequest;
-use crate::error::ValidationError;
+use crate::caps::DECLINE_REASON_MAX_CHARS;
+use crate::error::{ErrorCode, ValidationError};
 use crate::interaction::Interaction;
 use crate::resolve::DeclineRequest;
+
+pub use ask::CALLBACK_URL_PLACEHOLDER;
+pub use form::effective_schema;
+pub use media::{decode_data_image, is_renderable_media_url};
 
 /// What an accepted ask resolves to, beyond the request itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,18 +34,60 @@ pub struct AcceptedAsk {
 
 /// Check an ask against every rule of the contract. `now` anchors a sync `timeout_s`.
 pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk, ValidationError> {
-    let _ = (req, now);
-    Ok(AcceptedAsk { expires_at: None })
+    ask::validate(req, now)
 }
 
 /// Check an answer value against the question's format, options and schema.
 pub fn validate_answer(interaction: &Interaction, value: &Value) -> Result<(), ValidationError> {
-    let _ = (interaction, value);
+    answer::validate(interaction, value)
+}
+
+/// Check a decline body. The reason is optional free text; only its length is bounded, so an
+/// empty text box in a client is not a refusal.
+pub fn validate_decline(req: &DeclineRequest) -> Result<(), ValidationError> {
+    if let Some(reason) = &req.reason {
+        check_max_chars(
+            reason,
+            "reason",
+            DECLINE_REASON_MAX_CHARS,
+            ErrorCode::InvalidField,
+        )?;
+    }
     Ok(())
 }
 
-/// Check a decline body.
-pub fn validate_decline(req: &DeclineRequest) -> Result<(), ValidationError> {
-    let _ = req;
+/// A human-readable string that must say something: not blank, at most `max_chars` characters.
+fn check_text(
+    text: &str,
+    field: &str,
+    max_chars: usize,
+    code: ErrorCode,
+) -> Result<(), ValidationError> {
+    if text.trim().is_empty() {
+        return Err(ValidationError::new(code, field, "must not be blank"));
+    }
+    check_max_chars(text, field, max_chars, code)
+}
+
+fn check_max_chars(
+    text: &str,
+    field: &str,
+    max_chars: usize,
+    code: ErrorCode,
+) -> Result<(), ValidationError> {
+    let chars = text.chars().count();
+    if chars > max_chars {
+        return Err(ValidationError::new(
+            code,
+            field,
+            format!("is {chars} characters long; the limit is {max_chars}"),
+        ));
+    }
     Ok(())
+}
+
+/// Whether a URL-ish string carries characters that URL parsers silently strip or re-encode
+/// (whitespace, controls): refusing them keeps the stored string identical to what renders.
+fn has_unsafe_url_chars(url: &str) -> bool {
+    url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
