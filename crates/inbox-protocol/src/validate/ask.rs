@@ -4,7 +4,9 @@
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use super::{AcceptedAsk, check_text, form, has_unsafe_url_chars, media, options, timing};
+use super::{
+    AcceptedAsk, check_text, form, has_unsafe_url_chars, media, options, starts_with_scheme, timing,
+};
 use crate::ask::AskRequest;
 use crate::caps::{LINK_MAX_CHARS, METADATA_MAX_BYTES, PROMPT_MAX_CHARS};
 use crate::error::{ErrorCode, ValidationError};
@@ -127,6 +129,11 @@ fn check_link(link: &str) -> Result<(), ValidationError> {
     let url = Url::parse(&probe).map_err(|_| invalid("must be an absolute http(s) URL"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid("must be an http or https URL"));
+    }
+    if !starts_with_scheme(link, "http://") && !starts_with_scheme(link, "https://") {
+        return Err(invalid(
+            "must be written as an absolute URL, http(s)://host/...",
+        ));
     }
     if url.host_str().is_none_or(str::is_empty) {
         return Err(invalid("must name a host"));

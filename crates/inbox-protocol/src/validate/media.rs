@@ -7,7 +7,7 @@ use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use url::Url;
 
-use super::{check_text, has_unsafe_url_chars};
+use super::{check_text, has_unsafe_url_chars, starts_with_scheme};
 use crate::caps::{
     MEDIA_CAPTION_MAX_CHARS, MEDIA_DATA_URI_MAX_BYTES, MEDIA_FILENAME_MAX_CHARS, MEDIA_MAX_ITEMS,
     MEDIA_TOTAL_MAX_BYTES, MEDIA_URL_MAX_BYTES,
@@ -174,7 +174,8 @@ fn check_source(kind: MediaKind, url: &str) -> Result<(), String> {
         )
     })?;
     match parsed.scheme() {
-        "https" => Ok(()),
+        "https" if starts_with_scheme(url, "https://") => Ok(()),
+        "https" => Err("an https URL is written https://host/...".to_owned()),
         "http" => Err(
             "http: file media cannot render under the inbox content-security policy; use https"
                 .to_owned(),
@@ -191,7 +192,12 @@ fn check_source(kind: MediaKind, url: &str) -> Result<(), String> {
 fn check_link_url(url: &str) -> Result<(), String> {
     let parsed = Url::parse(url).map_err(|_| "a link is an absolute http(s) URL".to_owned())?;
     match parsed.scheme() {
-        "http" | "https" => Ok(()),
+        "http" | "https"
+            if starts_with_scheme(url, "http://") || starts_with_scheme(url, "https://") =>
+        {
+            Ok(())
+        }
+        "http" | "https" => Err("a link is written http(s)://host/...".to_owned()),
         other => Err(format!(
             "the {other}: scheme is refused; a link is an http or https URL"
         )),
@@ -307,6 +313,10 @@ mod tests {
             (MediaKind::Link, "/api/interactions/media/abc", false),
             (MediaKind::Link, "example.com/page", false),
             (MediaKind::Link, "https://example.com/a b", false),
+            (MediaKind::Link, "https:example.com", false),
+            (MediaKind::Image, "https:cdn.example/a.png", false),
+            (MediaKind::Image, "https:\\\\cdn.example/a.png", false),
+            (MediaKind::Image, "HTTPS://cdn.example/a.png", true),
         ];
         for (kind, url, expected) in rows {
             assert_eq!(

@@ -91,3 +91,11 @@ fn check_max_chars(
 fn has_unsafe_url_chars(url: &str) -> bool {
     url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
+
+/// Whether `url` literally begins with `prefix` (ASCII case-insensitive). The URL parser is
+/// lenient (`https:host`, `https:\\host` parse as absolute), so an absolute URL is also required
+/// to be written as one.
+fn starts_with_scheme(url: &str, prefix: &str) -> bool {
+    url.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+}
