@@ -1,0 +1,31 @@
+import type { ChangeBatch, Delivery, OpenRequest, Snapshot } from "./types";
+
+export type AnswerArgs = { account: string; id: string; value: unknown; params?: Record<string, unknown> };
+export type DeclineArgs = { account: string; id: string; reason?: string };
+export type CardRef = { account: string; id: string };
+export type RemoteImagesArgs = { account: string; id?: string; sender?: string };
+export type NewAccount = { url: string; token: string; label: string };
+
+export type Unlisten = () => void;
+
+/**
+ * Everything the window may ask of the outside world. The UI holds no token and never talks
+ * to a server: the desktop app does, behind this interface. A fake in-memory implementation
+ * drives tests, `npm run dev` and the screenshots.
+ */
+export interface Backend {
+  snapshot(): Promise<Snapshot>;
+  /** Resolves with the delivery state; rejects with a BackendError (e.g. a field the schema refused). */
+  answer(args: AnswerArgs): Promise<Delivery>;
+  decline(args: DeclineArgs): Promise<Delivery>;
+  markRead(args: CardRef): Promise<void>;
+  openExternal(url: string): Promise<void>;
+  /** Fetches a same-origin media reference with the account's credentials; returns a data: URL. */
+  loadMedia(args: { account: string; url: string }): Promise<string>;
+  allowRemoteImages(args: RemoteImagesArgs): Promise<void>;
+  setDoNotDisturb(on: boolean): Promise<void>;
+  addAccount(account: NewAccount): Promise<void>;
+  removeAccount(account: string): Promise<void>;
+  onChanges(handler: (batch: ChangeBatch) => void): Promise<Unlisten>;
+  onOpen(handler: (req: OpenRequest) => void): Promise<Unlisten>;
+}

@@ -1,0 +1,218 @@
+import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Unlisten } from "./Backend";
+import { BackendError } from "./BackendError";
+import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, OpenRequest, Snapshot } from "./types";
+
+export type FakeOptions = {
+  accounts?: Account[];
+  cards?: Card[];
+  connections?: Record<string, ConnectionStatus>;
+  localHint?: string | null;
+  /** Who the fake server records as the answerer. */
+  reviewer?: string;
+  /** Return a refusal to reject an answer before it is sent (e.g. a field the schema refuses). */
+  refuseAnswer?: (args: AnswerArgs, card: Card) => BackendError | null;
+  /** Media bodies by same-origin url; anything else yields a small generated picture. */
+  media?: Record<string, string>;
+};
+
+export type FakeCall = { command: string; args: unknown };
+
+/**
+ * An in-memory stand-in for the desktop app: it keeps cards, answers them like the server
+ * would (accepted, or queued while the account is offline) and emits change batches the
+ * same way the Rust engine does. Every call is recorded in `calls` for tests.
+ */
+export class FakeBackend implements Backend {
+  readonly calls: FakeCall[] = [];
+  accounts: Account[];
+  cards: Map<string, Card>;
+  connections: Record<string, ConnectionStatus>;
+  doNotDisturb = false;
+  private readonly options: FakeOptions;
+  private changeHandlers = new Set<(batch: ChangeBatch) => void>();
+  private openHandlers = new Set<(req: OpenRequest) => void>();
+
+  constructor(options: FakeOptions = {}) {
+    this.options = options;
+    this.accounts = options.accounts ?? [{ id: "local", label: "Local", url: "http://127.0.0.1:8790", local: true }];
+    this.cards = new Map((options.cards ?? []).map((c) => [key(c.account, c.interaction.id), c]));
+    this.connections =
+      options.connections ?? Object.fromEntries(this.accounts.map((a) => [a.id, { state: "online" } as ConnectionStatus]));
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    this.record("inbox_snapshot", {});
+    return {
+      accounts: [...this.accounts],
+      cards: [...this.cards.values()],
+      connections: { ...this.connections },
+      counts: null,
+      local_hint:
+        this.options.localHint === undefined
+          ? 'inbox ask --format confirm "Deploy build 42 to production?"'
+          : this.options.localHint,
+    };
+  }
+
+  async answer(args: AnswerArgs): Promise<Delivery> {
+    this.record("answer_interaction", args);
+    const card = this.require(args.account, args.id);
+    const refusal = this.options.refuseAnswer?.(args, card);
+    if (refusal) throw refusal;
+    return this.resolve(card, "answered", args.value, args.params ?? null, null);
+  }
+
+  async decline(args: DeclineArgs): Promise<Delivery> {
+    this.record("decline_interaction", args);
+    const card = this.require(args.account, args.id);
+    return this.resolve(card, "declined", null, null, args.reason ?? null);
+  }
+
+  async markRead(args: { account: string; id: string }): Promise<void> {
+    this.record("mark_read", args);
+    const card = this.cards.get(key(args.account, args.id));
+    if (card && card.unread) this.upsert({ ...card, unread: false });
+  }
+
+  async openExternal(url: string): Promise<void> {
+    this.record("open_external", { url });
+  }
+
+  async loadMedia(args: { account: string; url: string }): Promise<string> {
+    this.record("load_media", args);
+    return this.options.media?.[args.url] ?? samplePicture("#2f6fde", "media");
+  }
+
+  async allowRemoteImages(args: { account: string; id?: string; sender?: string }): Promise<void> {
+    this.record("allow_remote_images", args);
+  }
+
+  async setDoNotDisturb(on: boolean): Promise<void> {
+    this.record("set_do_not_disturb", { on });
+    this.doNotDisturb = on;
+  }
+
+  async addAccount(account: NewAccount): Promise<void> {
+    // The token goes no further than this call, as in the real app (it lands in the keyring).
+    this.record("add_account", { url: account.url, label: account.label, token: "<redacted>" });
+    const id = `acct_${this.accounts.length + 1}`;
+    this.accounts.push({ id, label: account.label || account.url, url: account.url, local: false });
+    this.connections[id] = { state: "connecting" };
+    this.emit({ account: id, upserted: [], removed: [], status: { state: "connecting" }, counts: this.counts(id) });
+  }
+
+  async removeAccount(account: string): Promise<void> {
+    this.record("remove_account", { account });
+    const removed = [...this.cards.values()].filter((c) => c.account === account).map((c) => c.interaction.id);
+    for (const id of removed) this.cards.delete(key(account, id));
+    this.accounts = this.accounts.filter((a) => a.id !== account);
+    this.emit({ account, upserted: [], removed, status: { state: "signed_out" }, counts: this.counts(account) });
+  }
+
+  async onChanges(handler: (batch: ChangeBatch) => void): Promise<Unlisten> {
+    this.changeHandlers.add(handler);
+    return () => this.changeHandlers.delete(handler);
+  }
+
+  async onOpen(handler: (req: OpenRequest) => void): Promise<Unlisten> {
+    this.openHandlers.add(handler);
+    return () => this.openHandlers.delete(handler);
+  }
+
+  // ---- test and demo levers -------------------------------------------------------------
+
+  /** A question arrives (as the stream's `add` would deliver it). */
+  upsert(card: Card): void {
+    this.cards.set(key(card.account, card.interaction.id), card);
+    this.emit({ account: card.account, upserted: [card], removed: [], status: null, counts: this.counts(card.account) });
+  }
+
+  remove(account: string, id: string): void {
+    this.cards.delete(key(account, id));
+    this.emit({ account, upserted: [], removed: [id], status: null, counts: this.counts(account) });
+  }
+
+  setConnection(account: string, status: ConnectionStatus): void {
+    this.connections[account] = status;
+    this.emit({ account, upserted: [], removed: [], status, counts: this.counts(account) });
+  }
+
+  /** A notification was clicked. */
+  open(req: OpenRequest): void {
+    for (const h of this.openHandlers) h(req);
+  }
+
+  // ---- internals ----------------------------------------------------------------------
+
+  private resolve(card: Card, status: "answered" | "declined", value: unknown, params: Record<string, unknown> | null, reason: string | null): Delivery {
+    const online = this.connections[card.account]?.state === "online";
+    if (card.interaction.status !== "pending" && card.interaction.answer) {
+      const delivery: Delivery = {
+        state: "rejected",
+        code: "already_answered",
+        message: "This question was already answered.",
+        winner: card.interaction.answer,
+      };
+      this.upsert({ ...card, delivery });
+      return delivery;
+    }
+    if (!online) {
+      const delivery: Delivery = { state: "queued" };
+      this.upsert({ ...card, unread: false, delivery });
+      return delivery;
+    }
+    const delivery: Delivery = { state: "accepted" };
+    const answer = {
+      value,
+      answered_by: this.options.reviewer ?? "you",
+      answered_at: new Date().toISOString(),
+      params,
+      reason,
+    };
+    this.upsert({ ...card, unread: false, delivery, interaction: { ...card.interaction, status, answer } });
+    return delivery;
+  }
+
+  private require(account: string, id: string): Card {
+    const card = this.cards.get(key(account, id));
+    if (!card) throw new BackendError("not_found", "No such question.");
+    return card;
+  }
+
+  private counts(account: string): Counts {
+    let pending = 0;
+    let unread = 0;
+    let queued = 0;
+    for (const c of this.cards.values()) {
+      if (c.account !== account) continue;
+      if (c.interaction.status === "pending") pending++;
+      if (c.unread) unread++;
+      if (c.delivery?.state === "queued") queued++;
+    }
+    return { pending, unread, queued };
+  }
+
+  private emit(batch: ChangeBatch): void {
+    for (const h of this.changeHandlers) h(batch);
+  }
+
+  private record(command: string, args: unknown): void {
+    this.calls.push({ command, args });
+  }
+}
+
+function key(account: string, id: string): string {
+  return `${account}\u0000${id}`;
+}
+
+/** A small SVG picture as a data:image URI, for demo media. */
+export function samplePicture(color: string, label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9 .-]/g, "");
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200" viewBox="0 0 320 200">` +
+    `<rect width="320" height="200" fill="${color}"/>` +
+    `<path d="M0 160 L80 90 L150 150 L220 70 L320 170 L320 200 L0 200 Z" fill="rgba(255,255,255,0.35)"/>` +
+    `<circle cx="255" cy="48" r="22" fill="rgba(255,255,255,0.7)"/>` +
+    `<text x="16" y="34" font-family="sans-serif" font-size="20" fill="#fff">${safe}</text></svg>`;
+  return `data:image/svg+xml;base64,${btoa(svg)}`;
+}

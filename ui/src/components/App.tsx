@@ -1,0 +1,250 @@
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import type { Backend } from "../backend/Backend";
+import { BackendError } from "../backend/BackendError";
+import type { Card, Delivery } from "../backend/types";
+import { useHotkeys } from "../hooks/useHotkeys";
+import {
+  accountCounts,
+  cardKey,
+  emptyInbox,
+  inboxReducer,
+  listRows,
+  viewCount,
+  visibleCards,
+  type ListFilter,
+  type View,
+} from "../state/inbox";
+import { EmptyState } from "./EmptyState";
+import { firstLine } from "./labels";
+import { QuestionList } from "./QuestionList";
+import { QuestionView } from "./QuestionView";
+import { ShortcutsOverlay } from "./ShortcutsOverlay";
+import { Sidebar } from "./Sidebar";
+import { StatusBar } from "./StatusBar";
+
+export type AppProps = {
+  backend: Backend;
+  /** Opening state, for the screenshots and the dev server (`?select=ia_…&view=all`). */
+  initial?: { select?: string; view?: View };
+};
+
+type Notice = { key: string; title: string; summary: string; delivery: Delivery["state"] };
+
+export function App({ backend, initial }: AppProps) {
+  const [inbox, dispatch] = useReducer(inboxReducer, emptyInbox);
+  const [filter, setFilter] = useState<ListFilter>({ view: initial?.view ?? "inbox", account: null, format: null, unreadOnly: false, search: "" });
+  const [grouped, setGrouped] = useState(false);
+  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  const [help, setHelp] = useState(false);
+  const [dnd, setDnd] = useState(false);
+  const [remoteOk, setRemoteOk] = useState<Set<string>>(() => new Set());
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const paneRef = useRef<HTMLElement>(null);
+
+  // Subscribe first, then read the snapshot, so no batch falls between the two.
+  useEffect(() => {
+    let live = true;
+    const unlisten: (() => void)[] = [];
+    (async () => {
+      unlisten.push(await backend.onChanges((batch) => dispatch({ type: "changes", batch })));
+      unlisten.push(
+        await backend.onOpen((req) => {
+          setFilter((f) => ({ ...f, view: "all", account: null, format: null, unreadOnly: false, search: "" }));
+          setSelectedKey(`${req.account}/${req.id}`);
+        }),
+      );
+      try {
+        const snapshot = await backend.snapshot();
+        if (live) dispatch({ type: "snapshot", snapshot });
+      } catch (raw) {
+        if (live) setLoadError(BackendError.from(raw).message);
+      }
+    })();
+    return () => {
+      live = false;
+      unlisten.forEach((u) => u());
+    };
+  }, [backend]);
+
+  useEffect(() => {
+    if (inbox.loaded) performance.mark("inbox-rendered");
+  }, [inbox.loaded]);
+
+  const cards = useMemo(() => visibleCards(inbox, filter), [inbox, filter]);
+  const rows = useMemo(() => listRows(cards, inbox.accounts, grouped), [cards, inbox.accounts, grouped]);
+  const order = useMemo(() => cards.map(cardKey), [cards]);
+
+  // Where the selected row sat, so that when it leaves the list the next one takes its place.
+  const lastIndex = useRef(0);
+  const orderRef = useRef(order);
+  orderRef.current = order;
+  const inboxRef = useRef(inbox);
+  inboxRef.current = inbox;
+  const selectedIndex = selectedKey ? order.indexOf(selectedKey) : -1;
+  if (selectedIndex >= 0) lastIndex.current = selectedIndex;
+
+  // Open something as soon as there is something to open.
+  useEffect(() => {
+    if (!inbox.loaded || selectedKey !== null) return;
+    const wanted = initial?.select ? [...inbox.cards.values()].find((c) => c.interaction.id === initial.select) : undefined;
+    if (wanted) setSelectedKey(cardKey(wanted));
+    else if (order.length > 0) setSelectedKey(order[0]);
+  }, [inbox.loaded, order, selectedKey, initial?.select]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const selected: Card | undefined = selectedKey ? inbox.cards.get(selectedKey) : undefined;
+
+  // Opening a question reads it.
+  useEffect(() => {
+    if (selected?.unread) void backend.markRead({ account: selected.account, id: selected.interaction.id });
+  }, [selectedKey, selected?.unread]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const move = (delta: number) => {
+    if (order.length === 0) return;
+    const at = selectedIndex >= 0 ? selectedIndex : Math.min(lastIndex.current, order.length) - (delta > 0 ? 1 : 0);
+    const next = Math.max(0, Math.min(order.length - 1, at + delta));
+    setSelectedKey(order[next]);
+  };
+
+  const focusList = () => (document.querySelector("[data-testid=question-list]") as HTMLElement | null)?.focus();
+
+  useHotkeys(
+    {
+      j: () => move(1),
+      k: () => move(-1),
+      ArrowDown: () => move(1),
+      ArrowUp: () => move(-1),
+      Enter: (e) => {
+        // Enter on a button or link keeps its own meaning.
+        const t = e.target as HTMLElement | null;
+        if (t && t !== document.body && !t.matches("[data-testid=question-list]")) return false;
+        const control = paneRef.current?.querySelector<HTMLElement>(
+          ".controls button:not([disabled]), .controls textarea, .controls input, .controls select",
+        );
+        control?.focus();
+      },
+      "/": () => searchRef.current?.focus(),
+      "?": () => setHelp(true),
+      Escape: () => {
+        setNotice(null);
+        focusList();
+      },
+    },
+    !help,
+  );
+
+  // After an answer leaves, the next pending question opens by itself (inbox zero).
+  const onResolved = useCallback(
+    (key: string, card: Card) => (delivery: Delivery, summary: string) => {
+      const keys = orderRef.current;
+      const cardsNow = inboxRef.current.cards;
+      const isPending = (k: string) => k !== key && cardsNow.get(k)?.interaction.status === "pending";
+      let from = keys.indexOf(key);
+      if (from < 0) from = lastIndex.current - 1;
+      let next: string | undefined;
+      for (let n = from + 1; n < keys.length && !next; n++) if (isPending(keys[n])) next = keys[n];
+      for (let n = Math.min(from, keys.length - 1); n >= 0 && !next; n--) if (isPending(keys[n])) next = keys[n];
+      setNotice({ key, title: firstLine(card.interaction.prompt), summary, delivery: delivery.state });
+      setSelectedKey(next ?? key);
+    },
+    [],
+  );
+
+  const allowRemote = (card: Card) => (scope: "question" | "sender") => {
+    const tag = scope === "question" ? `q:${cardKey(card)}` : `s:${card.account}/${card.interaction.asker}`;
+    setRemoteOk((s) => new Set(s).add(tag));
+    void backend.allowRemoteImages(
+      scope === "question" ? { account: card.account, id: card.interaction.id } : { account: card.account, sender: card.interaction.asker },
+    );
+  };
+
+  const viewCounts = useMemo(
+    () => ({ inbox: viewCount(inbox, "inbox"), answered: 0, expired: 0, all: inbox.cards.size }),
+    [inbox],
+  );
+  const perAccount = useMemo(() => Object.fromEntries(inbox.accounts.map((a) => [a.id, accountCounts(inbox, a.id)])), [inbox]);
+  const queued = Object.values(perAccount).reduce((n, c) => n + c.queued, 0);
+  const nothingPending = inbox.loaded && viewCounts.inbox === 0;
+
+  return (
+    <div className="app">
+      <Sidebar
+        view={filter.view}
+        onView={(view) => {
+          setFilter({ ...filter, view });
+          setSelectedKey(null);
+        }}
+        viewCounts={viewCounts}
+        accounts={inbox.accounts}
+        connections={inbox.connections}
+        pendingByAccount={Object.fromEntries(Object.entries(perAccount).map(([k, c]) => [k, c.pending]))}
+        account={filter.account}
+        onAccount={(account) => setFilter({ ...filter, account })}
+        doNotDisturb={dnd}
+        onDoNotDisturb={(on) => {
+          setDnd(on);
+          void backend.setDoNotDisturb(on);
+        }}
+        onAddAccount={async (a) => {
+          try {
+            await backend.addAccount(a);
+            return null;
+          } catch (raw) {
+            return BackendError.from(raw).message;
+          }
+        }}
+        onRemoveAccount={(id) => void backend.removeAccount(id)}
+      />
+      <QuestionList
+        rows={rows}
+        accounts={inbox.accounts}
+        filter={filter}
+        onFilter={setFilter}
+        grouped={grouped}
+        onGrouped={setGrouped}
+        selectedKey={selectedKey}
+        onSelect={setSelectedKey}
+        searchRef={searchRef}
+      />
+      <main className="question-pane" ref={paneRef} aria-label="Open question">
+        {loadError && (
+          <p className="form-error" role="alert">
+            Could not load the inbox: {loadError}
+          </p>
+        )}
+        {notice && notice.key !== selectedKey && (
+          <div className={`notice notice-${notice.delivery}`} role="status">
+            <span>
+              <span aria-hidden="true">{notice.delivery === "queued" ? "⇪ " : "✓ "}</span>
+              {notice.delivery === "queued" ? "Queued" : "Sent"} “{notice.title}” — {notice.summary}
+            </span>
+            <button type="button" className="quiet" onClick={() => setSelectedKey(notice.key)}>
+              Show
+            </button>
+          </div>
+        )}
+        {selected ? (
+          <QuestionView
+            key={selectedKey}
+            card={selected}
+            account={inbox.accounts.find((a) => a.id === selected.account)}
+            backend={backend}
+            remoteAllowed={remoteOk.has(`q:${cardKey(selected)}`) || remoteOk.has(`s:${selected.account}/${selected.interaction.asker}`)}
+            onAllowRemote={allowRemote(selected)}
+            onResolved={onResolved(cardKey(selected), selected)}
+            keysEnabled={!help}
+          />
+        ) : nothingPending ? (
+          <EmptyState hint={inbox.localHint} />
+        ) : inbox.loaded ? (
+          <p className="muted pane-hint">Select a question.</p>
+        ) : (
+          <p className="muted pane-hint">Loading…</p>
+        )}
+      </main>
+      <StatusBar accounts={inbox.accounts} connections={inbox.connections} queued={queued} onShortcuts={() => setHelp(true)} />
+      {help && <ShortcutsOverlay onClose={() => setHelp(false)} />}
+    </div>
+  );
+}

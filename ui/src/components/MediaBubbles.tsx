@@ -1,0 +1,235 @@
+import { useEffect, useState } from "react";
+import type { Backend } from "../backend/Backend";
+import type { Account, MediaItem } from "../backend/types";
+import { fileSource, imageSource, isInlineImage, isInlineMedia, linkHref, resolveMediaRef, type ImageSource } from "../lib/safeUrl";
+
+type Props = {
+  media: MediaItem[];
+  account: Account | undefined;
+  asker: string;
+  questionId: string;
+  backend: Backend;
+  remoteAllowed: boolean;
+  onAllowRemote: (scope: "question" | "sender") => void;
+};
+
+/**
+ * The question's media, above its answer controls. Display-only. Every url is re-checked here
+ * (see lib/safeUrl); an item whose url fails the check is not drawn at all.
+ */
+export function MediaBubbles({ media, account, asker, questionId, backend, remoteAllowed, onAllowRemote }: Props) {
+  const [enlarged, setEnlarged] = useState<{ src: string; alt: string } | null>(null);
+  if (media.length === 0) return null;
+  const accountId = account?.id ?? "";
+  let refused = 0;
+  let remoteImages = 0;
+  const bubbles = media.map((item, n) => {
+    const key = `${n}`;
+    switch (item.kind) {
+      case "image": {
+        const src = imageSource(item.url);
+        if (!src) {
+          refused++;
+          return null;
+        }
+        if (src.kind === "remote" && !remoteAllowed) remoteImages++;
+        return (
+          <ImageBubble key={key} source={src} caption={item.caption} account={accountId} backend={backend} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
+        );
+      }
+      case "document": {
+        const src = fileSource(item.url);
+        if (!src) {
+          refused++;
+          return null;
+        }
+        const target = src.kind === "remote" ? src.url : account ? resolveMediaRef(account.url, src.url) : null;
+        const name = item.filename ?? item.caption ?? "Document";
+        return (
+          <button
+            key={key}
+            type="button"
+            className="bubble file-chip"
+            disabled={!target}
+            onClick={() => target && void backend.openExternal(target)}
+            aria-label={`Open document ${name}`}
+          >
+            <span className="file-icon" aria-hidden="true">
+              📄
+            </span>
+            <span className="file-name">{name}</span>
+            {item.caption && item.filename && <span className="file-caption">{item.caption}</span>}
+          </button>
+        );
+      }
+      case "video":
+      case "audio": {
+        const src = fileSource(item.url);
+        if (!src) {
+          refused++;
+          return null;
+        }
+        return <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} backend={backend} />;
+      }
+      case "link": {
+        const href = linkHref(item.url);
+        if (!href) {
+          refused++;
+          return null;
+        }
+        return (
+          <a
+            key={key}
+            className="bubble link-chip"
+            href={href}
+            target="_blank"
+            rel="noopener noreferrer"
+            onClick={(e) => {
+              e.preventDefault();
+              void backend.openExternal(href);
+            }}
+          >
+            <span aria-hidden="true">↗ </span>
+            {item.caption ?? href}
+          </a>
+        );
+      }
+      default:
+        refused++;
+        return null;
+    }
+  });
+
+  return (
+    <div className="media" aria-label="Attachments" role="group">
+      {remoteImages > 0 && (
+        <div className="remote-choice" role="note">
+          <span>
+            {remoteImages === 1 ? "1 remote image is" : `${remoteImages} remote images are`} not loaded (loading tells the image host your address).
+          </span>
+          <button type="button" className="quiet" onClick={() => onAllowRemote("question")}>
+            Load remote images
+          </button>
+          <button type="button" className="quiet" onClick={() => onAllowRemote("sender")}>
+            Always from {asker}
+          </button>
+        </div>
+      )}
+      <div className="bubbles" data-question={questionId}>
+        {bubbles}
+      </div>
+      {refused > 0 && (
+        <p className="media-refused">
+          {refused === 1 ? "1 attachment is" : `${refused} attachments are`} not shown: unsupported address.
+        </p>
+      )}
+      {enlarged && (
+        <div className="lightbox" role="dialog" aria-modal="true" aria-label="Image" onClick={() => setEnlarged(null)}>
+          <img src={enlarged.src} alt={enlarged.alt} />
+          <button type="button" className="quiet" autoFocus onClick={() => setEnlarged(null)}>
+            Close
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function ImageBubble(props: {
+  source: ImageSource;
+  caption: string | null;
+  account: string;
+  backend: Backend;
+  remoteAllowed: boolean;
+  onOpen: (img: { src: string; alt: string }) => void;
+}) {
+  const { source, caption, account, backend, remoteAllowed, onOpen } = props;
+  const [loaded, setLoaded] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (source.kind !== "media") return;
+    let live = true;
+    setLoaded(null);
+    setFailed(false);
+    backend.loadMedia({ account, url: source.url }).then(
+      (data) => {
+        if (!live) return;
+        // What comes back is drawn only if it is itself an inline picture.
+        if (isInlineImage(data)) setLoaded(data);
+        else setFailed(true);
+      },
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [source.kind, source.url, account, backend]);
+
+  const alt = caption ?? "";
+  let src: string | null = null;
+  if (source.kind === "inline") src = source.url;
+  else if (source.kind === "media") src = loaded;
+  else if (remoteAllowed) src = source.url;
+
+  if (!src) {
+    const note = source.kind === "remote" ? "Remote image" : failed ? "Image unavailable" : "Loading image…";
+    return (
+      <figure className="bubble image-bubble placeholder">
+        <span className="placeholder-box" aria-hidden="true">
+          🖼
+        </span>
+        <figcaption>
+          {caption ?? "Image"}
+          <span className="muted"> · {note}</span>
+        </figcaption>
+      </figure>
+    );
+  }
+  return (
+    <figure className="bubble image-bubble">
+      <button type="button" className="thumb" onClick={() => onOpen({ src: src as string, alt })} aria-label={`Enlarge image${caption ? `: ${caption}` : ""}`}>
+        <img src={src} alt={alt} referrerPolicy="no-referrer" loading="lazy" />
+      </button>
+      {caption && <figcaption>{caption}</figcaption>}
+    </figure>
+  );
+}
+
+function PlayableBubble(props: { kind: "video" | "audio"; source: { kind: "media" | "remote"; url: string }; caption: string | null; account: string; backend: Backend }) {
+  const { kind, source, caption, account, backend } = props;
+  const [data, setData] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+  const label = caption ?? (kind === "video" ? "Video" : "Audio");
+  const src = source.kind === "remote" ? source.url : data;
+  if (!src) {
+    return (
+      <button
+        type="button"
+        className="bubble file-chip"
+        aria-label={`Load ${kind} ${label}`}
+        onClick={() =>
+          backend.loadMedia({ account, url: source.url }).then(
+            (d) => (isInlineMedia(d, kind) ? setData(d) : setFailed(true)),
+            () => setFailed(true),
+          )
+        }
+      >
+        <span className="file-icon" aria-hidden="true">
+          {kind === "video" ? "🎞" : "🔊"}
+        </span>
+        <span className="file-name">{label}</span>
+        <span className="file-caption">{failed ? "unavailable" : `load ${kind}`}</span>
+      </button>
+    );
+  }
+  return (
+    <figure className={`bubble ${kind}-bubble`}>
+      {kind === "video" ? (
+        <video src={src} controls preload="none" aria-label={label} />
+      ) : (
+        <audio src={src} controls preload="none" aria-label={label} />
+      )}
+      <figcaption>{label}</figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,232 @@
+import { useRef, useState } from "react";
+import type { Backend } from "../backend/Backend";
+import { BackendError } from "../backend/BackendError";
+import type { Account, Card, Delivery } from "../backend/types";
+import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
+import { useNow } from "../hooks/useNow";
+import { absoluteTime, countdown, relativeAge } from "../lib/time";
+import { ConfirmAnswer } from "./controls/ConfirmAnswer";
+import { ExternalAnswer } from "./controls/ExternalAnswer";
+import { FormAnswer } from "./controls/FormAnswer";
+import { SelectAnswer } from "./controls/SelectAnswer";
+import { TextAnswer } from "./controls/TextAnswer";
+import { DeliveryNote } from "./DeliveryNote";
+import { MediaBubbles } from "./MediaBubbles";
+import { Resolution } from "./Resolution";
+
+type Props = {
+  card: Card;
+  account: Account | undefined;
+  backend: Backend;
+  remoteAllowed: boolean;
+  onAllowRemote: (scope: "question" | "sender") => void;
+  /** The reviewer's answer or decline left the window (accepted or queued). */
+  onResolved: (delivery: Delivery, summary: string) => void;
+  /** Shortcuts are off while an overlay is open. */
+  keysEnabled: boolean;
+};
+
+/** The open question: who asks, what, its media, and the controls to answer or decline it. */
+export function QuestionView({ card, account, backend, remoteAllowed, onAllowRemote, onResolved, keysEnabled }: Props) {
+  const i = card.interaction;
+  const now = useNow();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [text, setText] = useState("");
+  const [declining, setDeclining] = useState(false);
+  const [reason, setReason] = useState("");
+  const [externalOpened, setExternalOpened] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  const accountLabel = account?.label ?? card.account;
+  const inFlight = card.delivery?.state === "queued" || card.delivery?.state === "sending";
+  const open = i.status === "pending" && !inFlight;
+  const left = i.status === "pending" ? countdown(i.expires_at, now) : null;
+  const fieldId = `answer_${i.id.replace(/[^A-Za-z0-9_]/g, "_")}`;
+
+  const answer = async (value: unknown, summary: string): Promise<BackendError | null> => {
+    setBusy(true);
+    setError(null);
+    try {
+      const delivery = await backend.answer({ account: card.account, id: i.id, value });
+      setBusy(false);
+      if (delivery.state !== "rejected") onResolved(delivery, summary);
+      return null;
+    } catch (raw) {
+      const err = BackendError.from(raw);
+      setBusy(false);
+      if (!err.field) setError(err.message);
+      return err;
+    }
+  };
+
+  const decline = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const delivery = await backend.decline({ account: card.account, id: i.id, reason: reason.trim() || undefined });
+      setBusy(false);
+      setDeclining(false);
+      if (delivery.state !== "rejected") onResolved(delivery, "Declined");
+    } catch (raw) {
+      setBusy(false);
+      setError(BackendError.from(raw).message);
+    }
+  };
+
+  const openExternal = (url: string) => {
+    setExternalOpened(true);
+    void backend.openExternal(url);
+  };
+
+  const keys: KeyMap = { d: () => setDeclining(true) };
+  if (i.answer_format === "confirm") {
+    keys.y = () => void answer(true, "Yes");
+    keys.n = () => void answer(false, "No");
+  }
+  if (i.answer_format === "select" || i.answer_format === "text") {
+    i.options.slice(0, 9).forEach((o, n) => {
+      keys[String(n + 1)] = () => {
+        if (i.answer_format === "select") void answer(o.value, o.label ?? o.value);
+        else {
+          setText(o.value);
+          textRef.current?.focus();
+        }
+      };
+    });
+  }
+  if (i.answer_format === "external" && i.link) keys.o = () => void openExternal(i.link as string);
+  useHotkeys(keys, keysEnabled && open && !busy && !declining);
+
+  const copy = () => {
+    void navigator.clipboard?.writeText(i.prompt).then(() => setCopied(true));
+  };
+
+  return (
+    <article className="question" aria-labelledby={`${fieldId}_prompt`}>
+      <header className="question-head">
+        <span className="asker">{i.asker}</span>
+        <span title={absoluteTime(i.created_at)}> · {relativeAge(i.created_at, now)}</span>
+        {left && (
+          <span className="countdown" title={i.expires_at ? `Expires ${absoluteTime(i.expires_at)}` : undefined}>
+            {" · "}⏱ expires in {left}
+          </span>
+        )}
+        <span className="muted"> · {accountLabel}</span>
+      </header>
+
+      <div className="prompt-row">
+        <p className="prompt" id={`${fieldId}_prompt`}>
+          {i.prompt}
+        </p>
+        <button type="button" className="quiet copy" onClick={copy} aria-label="Copy question text">
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+
+      <details className="meta">
+        <summary>Details</summary>
+        <dl>
+          <dt>Id</dt>
+          <dd>{i.id}</dd>
+          <dt>Format</dt>
+          <dd>{i.answer_format}</dd>
+          <dt>Mode</dt>
+          <dd>{i.mode}</dd>
+          <dt>Asked</dt>
+          <dd>{absoluteTime(i.created_at)}</dd>
+          {i.expires_at && (
+            <>
+              <dt>Expires</dt>
+              <dd>{absoluteTime(i.expires_at)}</dd>
+            </>
+          )}
+          {Object.entries(i.metadata ?? {}).map(([k, v]) => (
+            <div key={k} className="meta-entry">
+              <dt>{k}</dt>
+              <dd>{typeof v === "string" ? v : JSON.stringify(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+
+      <MediaBubbles
+        media={i.media}
+        account={account}
+        asker={i.asker}
+        questionId={i.id}
+        backend={backend}
+        remoteAllowed={remoteAllowed}
+        onAllowRemote={onAllowRemote}
+      />
+
+      <Resolution card={card} now={now} />
+      <DeliveryNote card={card} accountLabel={accountLabel} now={now} />
+
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+
+      {open && (
+        <div className="controls">
+          {i.answer_format === "confirm" && <ConfirmAnswer busy={busy} onAnswer={(v) => void answer(v, v ? "Yes" : "No")} />}
+          {i.answer_format === "select" && (
+            <SelectAnswer options={i.options} busy={busy} onAnswer={(v) => void answer(v, i.options.find((o) => o.value === v)?.label ?? v)} />
+          )}
+          {i.answer_format === "text" && (
+            <TextAnswer
+              suggestions={i.options}
+              value={text}
+              onChange={setText}
+              busy={busy}
+              onAnswer={(t) => void answer(t, t)}
+              inputRef={textRef}
+              fieldId={fieldId}
+            />
+          )}
+          {i.answer_format === "form" && <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />}
+          {i.answer_format === "external" && <ExternalAnswer link={i.link} opened={externalOpened} onOpen={openExternal} />}
+
+          <div className="decline">
+            {declining ? (
+              <form
+                className="decline-form"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void decline();
+                }}
+              >
+                <label htmlFor={`${fieldId}_reason`}>Reason (optional)</label>
+                <input
+                  id={`${fieldId}_reason`}
+                  type="text"
+                  value={reason}
+                  autoFocus
+                  onChange={(e) => setReason(e.target.value)}
+                  onKeyDown={(e) => {
+                    if (e.key === "Escape") {
+                      e.preventDefault();
+                      setDeclining(false);
+                    }
+                  }}
+                />
+                <button type="submit" className="secondary" disabled={busy}>
+                  Decline question
+                </button>
+                <button type="button" className="quiet" onClick={() => setDeclining(false)}>
+                  Cancel
+                </button>
+              </form>
+            ) : (
+              <button type="button" className="quiet" onClick={() => setDeclining(true)} aria-keyshortcuts="d">
+                Decline <kbd>d</kbd>
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,127 @@
+import { useState } from "react";
+import type { Account, ConnectionStatus } from "../backend/types";
+import { VIEWS, type View } from "../state/inbox";
+import { connectionMark } from "./StatusBar";
+
+type Props = {
+  view: View;
+  onView: (v: View) => void;
+  viewCounts: Record<View, number>;
+  accounts: Account[];
+  connections: Record<string, ConnectionStatus>;
+  pendingByAccount: Record<string, number>;
+  account: string | null;
+  onAccount: (id: string | null) => void;
+  doNotDisturb: boolean;
+  onDoNotDisturb: (on: boolean) => void;
+  onAddAccount: (a: { url: string; token: string; label: string }) => Promise<string | null>;
+  onRemoveAccount: (id: string) => void;
+};
+
+export function Sidebar(props: Props) {
+  const [adding, setAdding] = useState(false);
+  return (
+    <nav className="sidebar" aria-label="Views and accounts">
+      <ul className="views">
+        {VIEWS.map((v) => (
+          <li key={v.id}>
+            <button type="button" className={`nav-item${props.view === v.id ? " active" : ""}`} aria-current={props.view === v.id ? "page" : undefined} onClick={() => props.onView(v.id)}>
+              <span>{v.label}</span>
+              {v.id === "inbox" && props.viewCounts.inbox > 0 && <span className="count">{props.viewCounts.inbox}</span>}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <h2 className="sidebar-heading">Accounts</h2>
+      <ul className="accounts">
+        {props.accounts.map((a) => {
+          const mark = connectionMark(props.connections[a.id]);
+          const active = props.account === a.id;
+          return (
+            <li key={a.id} className="account-item">
+              <button
+                type="button"
+                className={`nav-item${active ? " active" : ""}`}
+                aria-pressed={active}
+                title={`${a.url} · ${mark.text}`}
+                onClick={() => props.onAccount(active ? null : a.id)}
+              >
+                <span className={`conn conn-${mark.state}`} aria-label={mark.text}>
+                  {mark.shape}
+                </span>
+                <span className="account-label">{a.label}</span>
+                {(props.pendingByAccount[a.id] ?? 0) > 0 && <span className="count">{props.pendingByAccount[a.id]}</span>}
+              </button>
+              {!a.local && (
+                <button type="button" className="quiet remove" aria-label={`Remove account ${a.label}`} onClick={() => props.onRemoveAccount(a.id)}>
+                  ×
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {adding ? (
+        <AddAccountForm onCancel={() => setAdding(false)} onAdd={props.onAddAccount} onDone={() => setAdding(false)} />
+      ) : (
+        <button type="button" className="quiet add-account" onClick={() => setAdding(true)}>
+          + Add account
+        </button>
+      )}
+      <label className="check dnd">
+        <input type="checkbox" checked={props.doNotDisturb} onChange={(e) => props.onDoNotDisturb(e.target.checked)} />
+        Do not disturb
+      </label>
+    </nav>
+  );
+}
+
+function AddAccountForm(props: {
+  onAdd: (a: { url: string; token: string; label: string }) => Promise<string | null>;
+  onCancel: () => void;
+  onDone: () => void;
+}) {
+  const [url, setUrl] = useState("https://");
+  const [label, setLabel] = useState("");
+  const [token, setToken] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      className="add-account-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const err = await props.onAdd({ url: url.trim(), token, label: label.trim() });
+        // The token is handed to the app (which keeps it in the OS keyring) and forgotten here.
+        setToken("");
+        if (err) setError(err);
+        else props.onDone();
+      }}
+    >
+      <label>
+        Server URL
+        <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+      </label>
+      <label>
+        Name
+        <input type="text" value={label} onChange={(e) => setLabel(e.target.value)} />
+      </label>
+      <label>
+        Reviewer token
+        <input type="password" required autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+      </label>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="form-buttons">
+        <button type="button" className="quiet" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="primary">
+          Add
+        </button>
+      </div>
+    </form>
+  );
+}

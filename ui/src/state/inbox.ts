@@ -1,0 +1,165 @@
+// The window's copy of the inbox: the snapshot, then each change batch merged in. Rust owns
+// the canonical list; this only mirrors it for drawing.
+import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Snapshot, Status } from "../backend/types";
+import { parseTime } from "../lib/time";
+
+export type InboxState = {
+  loaded: boolean;
+  accounts: Account[];
+  cards: Map<string, Card>;
+  connections: Record<string, ConnectionStatus>;
+  counts: Record<string, Counts>;
+  localHint: string | null;
+  /** Bumps on every change so memoised views recompute. */
+  version: number;
+};
+
+export type InboxAction = { type: "snapshot"; snapshot: Snapshot } | { type: "changes"; batch: ChangeBatch };
+
+export const emptyInbox: InboxState = {
+  loaded: false,
+  accounts: [],
+  cards: new Map(),
+  connections: {},
+  counts: {},
+  localHint: null,
+  version: 0,
+};
+
+export function cardKey(c: Pick<Card, "account"> & { interaction: { id: string } }): string {
+  return `${c.account}/${c.interaction.id}`;
+}
+
+export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
+  switch (action.type) {
+    case "snapshot": {
+      const s = action.snapshot;
+      return {
+        loaded: true,
+        accounts: s.accounts,
+        cards: new Map(s.cards.map((c) => [cardKey(c), c])),
+        connections: { ...s.connections },
+        counts: {},
+        localHint: s.local_hint,
+        version: state.version + 1,
+      };
+    }
+    case "changes": {
+      const b = action.batch;
+      const cards = new Map(state.cards);
+      for (const id of b.removed) cards.delete(`${b.account}/${id}`);
+      for (const c of b.upserted) cards.set(cardKey(c), c);
+      return {
+        ...state,
+        cards,
+        connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
+        counts: { ...state.counts, [b.account]: b.counts },
+        version: state.version + 1,
+      };
+    }
+  }
+}
+
+export type View = "inbox" | "answered" | "expired" | "all";
+
+export const VIEWS: { id: View; label: string; statuses: Status[] | null }[] = [
+  { id: "inbox", label: "Inbox", statuses: ["pending"] },
+  { id: "answered", label: "Answered", statuses: ["answered", "declined"] },
+  { id: "expired", label: "Expired", statuses: ["expired", "cancelled"] },
+  { id: "all", label: "All", statuses: null },
+];
+
+export type ListFilter = {
+  view: View;
+  account: string | null;
+  format: string | null;
+  unreadOnly: boolean;
+  search: string;
+};
+
+export type ListRow = { type: "card"; key: string; card: Card } | { type: "group"; key: string; label: string; count: number };
+
+function inView(c: Card, view: View): boolean {
+  const statuses = VIEWS.find((v) => v.id === view)?.statuses;
+  return !statuses || statuses.includes(c.interaction.status);
+}
+
+function matchesSearch(c: Card, needle: string): boolean {
+  if (!needle) return true;
+  const i = c.interaction;
+  if (i.prompt.toLowerCase().includes(needle) || i.asker.toLowerCase().includes(needle)) return true;
+  return i.options.some((o) => (o.label ?? o.value).toLowerCase().includes(needle));
+}
+
+const createdCache = new WeakMap<object, number>();
+function created(c: Card): number {
+  let t = createdCache.get(c.interaction);
+  if (t === undefined) {
+    t = parseTime(c.interaction.created_at) ?? 0;
+    createdCache.set(c.interaction, t);
+  }
+  return t;
+}
+
+/** Pending first, then newest first; ties broken by id so the order is stable. */
+export function compareCards(a: Card, b: Card): number {
+  const pa = a.interaction.status === "pending" ? 0 : 1;
+  const pb = b.interaction.status === "pending" ? 0 : 1;
+  if (pa !== pb) return pa - pb;
+  const d = created(b) - created(a);
+  if (d !== 0) return d;
+  return a.interaction.id < b.interaction.id ? -1 : a.interaction.id > b.interaction.id ? 1 : 0;
+}
+
+/** The cards a view shows, sorted. */
+export function visibleCards(state: InboxState, f: ListFilter): Card[] {
+  const needle = f.search.trim().toLowerCase();
+  const out: Card[] = [];
+  for (const c of state.cards.values()) {
+    if (!inView(c, f.view)) continue;
+    if (f.account && c.account !== f.account) continue;
+    if (f.format && c.interaction.answer_format !== f.format) continue;
+    if (f.unreadOnly && !c.unread) continue;
+    if (!matchesSearch(c, needle)) continue;
+    out.push(c);
+  }
+  return out.sort(compareCards);
+}
+
+/** Rows of the list, with a header per account when grouping is on. */
+export function listRows(cards: Card[], accounts: Account[], grouped: boolean): ListRow[] {
+  if (!grouped) return cards.map((c) => ({ type: "card", key: cardKey(c), card: c }));
+  const rows: ListRow[] = [];
+  const order = [...accounts.map((a) => a.id), ...new Set(cards.map((c) => c.account))];
+  const seen = new Set<string>();
+  for (const id of order) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const mine = cards.filter((c) => c.account === id);
+    if (mine.length === 0) continue;
+    const label = accounts.find((a) => a.id === id)?.label ?? id;
+    rows.push({ type: "group", key: `group:${id}`, label, count: mine.length });
+    for (const c of mine) rows.push({ type: "card", key: cardKey(c), card: c });
+  }
+  return rows;
+}
+
+/** Counts per account worked out from the cards (the batches' counts may lag a snapshot). */
+export function accountCounts(state: InboxState, account: string): Counts {
+  let pending = 0;
+  let unread = 0;
+  let queued = 0;
+  for (const c of state.cards.values()) {
+    if (c.account !== account) continue;
+    if (c.interaction.status === "pending") pending++;
+    if (c.unread && c.interaction.status === "pending") unread++;
+    if (c.delivery?.state === "queued") queued++;
+  }
+  return { pending, unread, queued };
+}
+
+export function viewCount(state: InboxState, view: View): number {
+  let n = 0;
+  for (const c of state.cards.values()) if (inView(c, view)) n++;
+  return n;
+}
