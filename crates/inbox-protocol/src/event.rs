@@ -9,6 +9,9 @@ use crate::interaction::{Answer, Interaction, Status};
 /// is the JSON `data:`; the SSE `id:` is the events-stream cursor carried beside it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
+// `add` carries a whole interaction; boxing it would only add an allocation per event, and
+// events are short-lived.
+#[allow(clippy::large_enum_variant)]
 pub enum StreamEvent {
     /// A new pending interaction.
     Add(Interaction),
