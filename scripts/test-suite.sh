@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The stages of the test suite; run through scripts/test.sh, which sets up the machine and the
+# D-Bus session first. Each stage prints its duration; the first failure stops the run.
+set -euo pipefail
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export REPO_ROOT
+source "$REPO_ROOT/scripts/env.sh"
+source "$REPO_ROOT/scripts/services.sh"
+cd "$REPO_ROOT"
+
+stage() {
+  local name=$1; shift
+  local start; start=$(date +%s)
+  echo
+  echo "==> [$name] $*"
+  "$@"
+  echo "==> [$name] ok in $(( $(date +%s) - start ))s"
+}
+
+start_redis
+start_display
+start_keyring
+
+stage format cargo fmt --all -- --check
+stage no-tauri-in-crates bash -c '! grep -lE "^\s*tauri" crates/*/Cargo.toml'
+stage lint cargo clippy --workspace --all-targets --locked -- -D warnings
+stage rust-tests cargo test --workspace --locked
+if [ -f ui/package.json ]; then
+  stage ui-tests bash -c 'cd ui && npm test'
+  stage ui-build bash -c 'cd ui && npm run build'
+  stage ui-screenshots bash -c 'cd ui && npm run screenshots'
+fi
+if [ -x scripts/e2e.sh ]; then
+  stage desktop-e2e scripts/e2e.sh
+fi
+echo
+echo "==> all tests passed; artifacts (screenshots) in $ARTIFACTS_DIR"
