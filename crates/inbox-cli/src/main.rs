@@ -1,1 +1,71 @@
-fn main() {}
+//! `inbox` — ask, list, answer and serve interactions from a terminal.
+
+mod commands;
+mod connection;
+mod exit;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "inbox",
+    version,
+    about = "Ask people questions and answer them: the Interactions Inbox from a terminal",
+    long_about = "Ask people questions and answer them: the Interactions Inbox from a terminal.\n\n\
+        `inbox serve` runs the interactions server (SQLite in a data dir, loopback by default).\n\
+        Every other command talks to a server: --url / INBOX_URL and --token / INBOX_TOKEN.\n\
+        Without a token, the tokens a local `inbox serve` generated in its data dir are used."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Serve(commands::serve::Args),
+    Ask(commands::ask::Args),
+    List(commands::list::Args),
+    Show(commands::show::Args),
+    Answer(commands::answer::Args),
+    Decline(commands::answer::DeclineArgs),
+    Withdraw(commands::show::WithdrawArgs),
+    Demo(commands::demo::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("INBOX_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: could not start the async runtime: {e}");
+            return exit::ERROR.into();
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Serve(args) => commands::serve::run(args).await,
+            Command::Ask(args) => commands::ask::run(args).await,
+            Command::List(args) => commands::list::run(args).await,
+            Command::Show(args) => commands::show::run(args).await,
+            Command::Answer(args) => commands::answer::run(args).await,
+            Command::Decline(args) => commands::answer::run_decline(args).await,
+            Command::Withdraw(args) => commands::show::run_withdraw(args).await,
+            Command::Demo(args) => commands::demo::run(args).await,
+        }
+    });
+    match result {
+        Ok(code) => code.into(),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ERROR.into()
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! `inbox demo` — ask one question of every format, without waiting.
+
+use crate::connection::{Acting, ConnectionArgs};
+use crate::exit;
+
+/// Ask the demo questions: every answer format, images, a document, a link, a two-page prefilled
+/// form with per-send options, and an external question. Prints their ids.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    conn: ConnectionArgs,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<u8> {
+    let client = args.conn.client(Acting::Asker)?;
+    for question in inbox_client::demo::demo_questions() {
+        let ia = client.ask(&question).await?;
+        println!("{}\t{}\t{}", ia.id, ia.answer_format.as_str(), ia.prompt.lines().next().unwrap_or(""));
+    }
+    Ok(exit::ANSWERED)
+}

@@ -1,0 +1,24 @@
+//! One file per subcommand.
+
+pub mod answer;
+pub mod ask;
+pub mod demo;
+pub mod list;
+pub mod serve;
+pub mod show;
+
+/// Parse a JSON flag value, naming the flag when it is not JSON.
+pub fn parse_json_flag(flag: &str, text: &str) -> anyhow::Result<serde_json::Value> {
+    let text = match text.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("--{flag}: cannot read {path}: {e}"))?,
+        None => text.to_owned(),
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--{flag} is not valid JSON: {e}"))
+}
+
+/// Print a value as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! Exit codes, so scripts can branch on how a question ended without parsing output.
+
+/// Answered (or, for other commands, success).
+pub const ANSWERED: u8 = 0;
+/// Anything went wrong: unreachable server, refused request, bad input.
+pub const ERROR: u8 = 1;
+// 2 is clap's usage error.
+/// The reviewer declined the question.
+pub const DECLINED: u8 = 10;
+/// The question's deadline passed unanswered.
+pub const EXPIRED: u8 = 11;
+/// The question was withdrawn (by this asker, e.g. Ctrl-C, or another).
+pub const CANCELLED: u8 = 12;

@@ -1,0 +1,177 @@
+//! The `inbox` binary end to end: a real `inbox serve` process on loopback, driven by the other
+//! subcommands exactly as a script would.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+
+/// A server process with its own data dir; killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn start_server() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let child = Command::new(INBOX)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .arg(dir.path())
+        .env_remove("INBOX_TOKENS")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn inbox serve");
+    let server = Server { child, url, dir };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server.dir.path().join("tokens.json").exists()
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    {
+        assert!(Instant::now() < deadline, "inbox serve did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
+
+fn inbox(server: &Server, args: &[&str]) -> Command {
+    let mut cmd = Command::new(INBOX);
+    cmd.args(args)
+        .env("INBOX_URL", &server.url)
+        .env("INBOX_DATA_DIR", server.dir.path())
+        .env_remove("INBOX_TOKEN");
+    cmd
+}
+
+fn run(server: &Server, args: &[&str]) -> Output {
+    inbox(server, args).output().expect("run inbox")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Start a blocking `inbox ask` and return it with the id it printed on stderr.
+fn ask_in_background(server: &Server, args: &[&str]) -> (Child, String) {
+    let mut child = inbox(server, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn inbox ask");
+    let stderr = child.stderr.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stderr).read_line(&mut line).unwrap();
+    let id = line
+        .split_whitespace()
+        .find(|w| w.starts_with("ia_"))
+        .unwrap_or_else(|| panic!("no id in `{line}`"))
+        .to_owned();
+    (child, id)
+}
+
+fn exit_code(child: Child) -> (i32, String) {
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), stdout(&out))
+}
+
+#[test]
+fn a_sync_ask_returns_the_answer_given_through_inbox_answer() {
+    let server = start_server();
+    let (asker, id) = ask_in_background(
+        &server,
+        &["ask", "Which region?", "--format", "select", "-o", "eu=Europe", "-o", "us=US East"],
+    );
+    let listed = run(&server, &["list", "--json"]);
+    assert!(listed.status.success(), "{listed:?}");
+    assert!(stdout(&listed).contains(&id), "the pending list shows the ask");
+
+    // By label: the CLI maps it to the option's value.
+    let answered = run(&server, &["answer", &id, "US East"]);
+    assert!(answered.status.success(), "{answered:?}");
+
+    let (code, out) = exit_code(asker);
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), "us");
+}
+
+#[test]
+fn each_format_round_trips_with_its_typed_answer() {
+    let server = start_server();
+    let schema = r#"{"type":"object","required":["count"],"properties":{"count":{"type":"integer"}}}"#;
+    let cases: [(&[&str], &str, serde_json::Value); 3] = [
+        (&["ask", "Deploy?", "--format", "confirm"], "yes", serde_json::json!(true)),
+        (&["ask", "Headline?", "-o", "Faster builds"], "42", serde_json::json!("42")),
+        (&["ask", "How many?", "--format", "form", "--schema", schema], r#"{"count":3}"#, serde_json::json!({"count": 3})),
+    ];
+    for (ask, answer, want) in cases {
+        let (asker, id) = ask_in_background(&server, ask);
+        let answered = run(&server, &["answer", &id, answer]);
+        assert!(answered.status.success(), "{answered:?}");
+        let (code, out) = exit_code(asker);
+        assert_eq!(code, 0, "{ask:?}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), want, "{ask:?}");
+    }
+}
+
+#[test]
+fn declined_and_expired_asks_exit_with_their_own_codes() {
+    let server = start_server();
+    let (asker, id) = ask_in_background(&server, &["ask", "Drop the table?", "--format", "confirm"]);
+    let declined = run(&server, &["decline", &id, "--reason", "not today"]);
+    assert!(declined.status.success(), "{declined:?}");
+    assert_eq!(exit_code(asker).0, 10);
+
+    let (asker, _id) = ask_in_background(&server, &["ask", "Quick one?", "--timeout", "1"]);
+    assert_eq!(exit_code(asker).0, 11);
+}
+
+#[test]
+fn a_refused_ask_names_the_field_and_exits_1() {
+    let server = start_server();
+    let out = run(&server, &["ask", "Pick one", "--format", "select"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("options"), "the error names the field: {err}");
+    let listed = run(&server, &["list", "--json"]);
+    assert_eq!(stdout(&listed).trim(), "", "nothing was stored");
+}
+
+#[test]
+fn demo_asks_one_question_of_every_format() {
+    let server = start_server();
+    let out = run(&server, &["demo"]);
+    assert!(out.status.success(), "{out:?}");
+    let listed = run(&server, &["list", "--json"]);
+    let formats: std::collections::BTreeSet<String> = stdout(&listed)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["answer_format"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        formats.into_iter().collect::<Vec<_>>(),
+        ["confirm", "external", "form", "select", "text"]
+    );
+}
+
+#[test]
+fn help_describes_every_command() {
+    let out = Command::new(INBOX).arg("--help").output().unwrap();
+    let text = stdout(&out);
+    for cmd in ["serve", "ask", "list", "answer", "decline", "withdraw", "demo"] {
+        assert!(text.contains(cmd), "--help lists `{cmd}`");
+    }
+}
