@@ -55,7 +55,7 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
             aria-label={`Open document ${name}`}
           >
             <span className="file-icon" aria-hidden="true">
-              📄
+              ▤
             </span>
             <span className="file-name">{name}</span>
             {item.caption && item.filename && <span className="file-caption">{item.caption}</span>}
@@ -176,7 +176,7 @@ function ImageBubble(props: {
     return (
       <figure className="bubble image-bubble placeholder">
         <span className="placeholder-box" aria-hidden="true">
-          🖼
+          ▨
         </span>
         <figcaption>
           {caption ?? "Image"}
@@ -215,7 +215,7 @@ function PlayableBubble(props: { kind: "video" | "audio"; source: { kind: "media
         }
       >
         <span className="file-icon" aria-hidden="true">
-          {kind === "video" ? "🎞" : "🔊"}
+          {kind === "video" ? "▶" : "♪"}
         </span>
         <span className="file-name">{label}</span>
         <span className="file-caption">{failed ? "unavailable" : `load ${kind}`}</span>

@@ -27,7 +27,7 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }:
       id={id}
       role="option"
       aria-selected={selected}
-      className={`row${selected ? " selected" : ""}${unread ? " unread" : ""}${pending ? "" : " resolved"}`}
+      className={`qrow${selected ? " selected" : ""}${unread ? " unread" : ""}${pending ? "" : " resolved"}`}
       onClick={onSelect}
       data-key={`${card.account}/${i.id}`}
     >
@@ -51,7 +51,7 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }:
           {card.delivery?.state === "queued" && <span className="row-status status-queued"> · ⇪ Queued</span>}
           {soon && (
             <span className="row-countdown" title="Time left to answer">
-              {" · ⏱ "}
+              {" · ◷ "}
               {soon}
             </span>
           )}

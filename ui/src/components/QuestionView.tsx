@@ -109,7 +109,7 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
         <span title={absoluteTime(i.created_at)}> · {relativeAge(i.created_at, now)}</span>
         {left && (
           <span className="countdown" title={i.expires_at ? `Expires ${absoluteTime(i.expires_at)}` : undefined}>
-            {" · "}⏱ expires in {left}
+            {" · "}◷ expires in {left}
           </span>
         )}
         <span className="muted"> · {accountLabel}</span>

@@ -38,7 +38,28 @@ export function perSendSchema(i: Pick<Interaction, "schema" | "data">): JsonSche
     prop.type = "string";
     prop.oneOf = choices.map((c) => ({ const: c.value, title: c.label ?? c.value }));
   }
+  typeConstChoices(schema);
   return schema;
+}
+
+/**
+ * A property written as a bare `oneOf`/`anyOf` of constants (a labelled enum) gets the type
+ * its constants share, so the form draws it as a choice instead of refusing it.
+ */
+function typeConstChoices(node: JsonSchema): void {
+  for (const prop of Object.values(node.properties ?? {})) {
+    if (!isObject(prop)) continue;
+    const choices = prop.oneOf ?? prop.anyOf;
+    if (prop.type === undefined && Array.isArray(choices) && choices.length > 0 && choices.every((c) => isObject(c) && "const" in c)) {
+      const kinds = new Set(choices.map((c) => (typeof c.const === "number" ? (Number.isInteger(c.const) ? "integer" : "number") : typeof c.const)));
+      if (kinds.size === 1) {
+        const kind = [...kinds][0];
+        if (kind === "string" || kind === "integer" || kind === "number" || kind === "boolean") prop.type = kind;
+      }
+    }
+    if (prop.properties) typeConstChoices(prop);
+    if (isObject(prop.items) && (prop.items as JsonSchema).properties) typeConstChoices(prop.items as JsonSchema);
+  }
 }
 
 /** The prefill: `data.values` keyed by top-level property name. */

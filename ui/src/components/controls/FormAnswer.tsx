@@ -4,6 +4,7 @@ import validator from "@rjsf/validator-ajv8";
 import { useMemo, useState } from "react";
 import type { BackendError } from "../../backend/BackendError";
 import type { Interaction } from "../../backend/types";
+import { formButtonTemplates } from "./formTemplates";
 import { displayValue, errorAt, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
 
 type Props = {
@@ -93,6 +94,7 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           idPrefix={`${idBase}_${step}`}
           extraErrors={extraErrors}
           showErrorList={false}
+          templates={{ ButtonTemplates: formButtonTemplates }}
           noHtml5Validate
           focusOnFirstError
           disabled={busy}

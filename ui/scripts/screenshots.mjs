@@ -1,0 +1,74 @@
+// Drives headless Chromium over the built UI (fake backend) and writes PNGs to
+// ../artifacts/screenshots/ for a person to look at.
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS, serveDist } from "./serveDist.mjs";
+
+const OUT = fileURLToPath(new URL("../../artifacts/screenshots/", import.meta.url));
+await mkdir(OUT, { recursive: true });
+const server = await serveDist();
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+const written = [];
+
+async function page(query, colorScheme = "light") {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme, deviceScaleFactor: 1 });
+  const p = await context.newPage();
+  p.on("pageerror", (e) => console.error("page error:", e.message));
+  await p.goto(`${server.url}?fake&${query}`);
+  await p.waitForSelector(".app .statusbar");
+  await p.waitForTimeout(300);
+  return p;
+}
+
+async function shot(p, name) {
+  const file = `${OUT}${name}.png`;
+  await p.screenshot({ path: file });
+  written.push(file);
+}
+
+try {
+  let p = await page("select=ia_deploy42");
+  await shot(p, "01-list");
+
+  p = await page("select=ia_screens");
+  await p.waitForSelector(".image-bubble img");
+  await shot(p, "02-media-question");
+
+  p = await page("select=ia_release");
+  await shot(p, "03-form-step-1");
+  await p.getByRole("button", { name: "Next" }).click();
+  await p.waitForSelector("text=Step 2 of 2");
+  await p.getByLabel("Name").fill("Ada Lovelace");
+  await p.getByLabel("Email").fill("ada@example.com");
+  await shot(p, "04-form-step-2");
+  await p.getByRole("button", { name: "Review" }).click();
+  await p.waitForSelector("text=Review your answer");
+  await shot(p, "05-form-review");
+
+  p = await page("select=ia_nightly");
+  await shot(p, "06-text-suggested-replies");
+
+  p = await page("view=answered&select=ia_rotate");
+  await shot(p, "07-answered");
+
+  p = await page("select=ia_deploy42", "dark");
+  await shot(p, "08-dark");
+
+  p = await page("select=ia_release", "dark");
+  await shot(p, "09-dark-form");
+
+  p = await page("scenario=empty");
+  await shot(p, "10-empty");
+
+  p = await page("select=ia_region");
+  await p.keyboard.press("?");
+  await shot(p, "11-shortcuts");
+
+  p = await page("items=10000&view=all");
+  await shot(p, "12-ten-thousand");
+} finally {
+  await browser.close();
+  await server.close();
+}
+for (const f of written) console.log(f);
