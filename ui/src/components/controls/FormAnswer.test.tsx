@@ -1,0 +1,152 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { BackendError } from "../../backend/BackendError";
+import { card, interaction, releaseFormSchema } from "../../backend/demoData";
+import type { Card } from "../../backend/types";
+import { lastCall, pane, renderApp } from "../../test/render";
+
+function releaseCard(extra: Partial<Parameters<typeof interaction>[0]> = {}): Card {
+  return card(
+    "local",
+    interaction({
+      id: "ia_release",
+      prompt: "Fill in the release form",
+      answer_format: "form",
+      asker: "release-bot",
+      schema: releaseFormSchema,
+      data: {
+        values: { count: 3 },
+        options: {
+          date: [
+            { value: "2026-12-01", label: "Monday 1 December" },
+            { value: "2026-12-02", label: "Tuesday 2 December" },
+          ],
+        },
+      },
+      pages: [
+        { title: "Basics", fields: ["count", "date", "channel"] },
+        { title: "Owner", fields: ["owner", "tags", "rollback"] },
+      ],
+      ...extra,
+    }),
+  );
+}
+
+const stepHeading = () => pane().getByRole("heading", { level: 3 });
+
+describe("form questions", () => {
+  it("prefills data.values and shows data.options by label in place of the enum", async () => {
+    await renderApp([releaseCard()]);
+    expect(pane().getByRole("spinbutton", { name: /Instances/ })).toHaveValue(3);
+    const date = pane().getByRole("combobox", { name: /Release date/ });
+    const labels = within(date)
+      .getAllByRole("option")
+      .map((o) => o.textContent);
+    expect(labels).toContain("Monday 1 December");
+    expect(labels).toContain("Tuesday 2 December");
+    // The schema's own enum values are not offered.
+    expect(labels).not.toContain("2026-12-01");
+  });
+
+  it("walks the pages in order with per-page validation, a review step, and submits values", async () => {
+    const { backend, user } = await renderApp([releaseCard({ data: { values: {}, options: { date: [{ value: "2026-12-01", label: "Monday 1 December" }] } } })]);
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
+    // Page 1 is missing its required count: Next is blocked, the error sits at the field.
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
+    expect(pane().getByText("must have required property 'Instances'")).toBeInTheDocument();
+    // Page 2's required owner is not checked on page 1.
+    expect(pane().queryByText(/required property 'Owner'/)).toBeNull();
+
+    await user.type(pane().getByRole("spinbutton", { name: /Instances/ }), "99");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
+    expect(pane().getByText(/must be <= 50/)).toBeInTheDocument();
+
+    await user.clear(pane().getByRole("spinbutton", { name: /Instances/ }));
+    await user.type(pane().getByRole("spinbutton", { name: /Instances/ }), "4");
+    await user.selectOptions(pane().getByRole("combobox", { name: /Release date/ }), "Monday 1 December");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
+
+    // Nested object with a format: a bad email blocks the review.
+    await user.type(pane().getByRole("textbox", { name: /Name/ }), "Ada");
+    await user.type(pane().getByRole("textbox", { name: /Email/ }), "not-an-email");
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
+    expect(pane().getByText(/must match format "email"/)).toBeInTheDocument();
+    await user.clear(pane().getByRole("textbox", { name: /Email/ }));
+    await user.type(pane().getByRole("textbox", { name: /Email/ }), "ada@example.com");
+
+    // An array of strings.
+    await user.click(pane().getByRole("button", { name: /Add/ }));
+    const tag = await pane().findByRole("textbox", { name: /Tag|tags-0|0/i });
+    await user.type(tag, "hotfix");
+
+    // Back keeps what was typed.
+    await user.click(pane().getByRole("button", { name: "Back" }));
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
+    expect(pane().getByRole("spinbutton", { name: /Instances/ })).toHaveValue(4);
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(pane().getByRole("textbox", { name: /Email/ })).toHaveValue("ada@example.com");
+
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    expect(stepHeading()).toHaveTextContent("Review your answer");
+    const review = pane().getByRole("region", { name: "Owner" });
+    expect(review).toHaveTextContent("ada@example.com");
+    expect(review).toHaveTextContent("hotfix");
+    expect(pane().getByRole("region", { name: "Basics" })).toHaveTextContent("Monday 1 December");
+    expect(backend.calls.some((c) => c.command === "answer_interaction")).toBe(false);
+
+    await user.click(pane().getByRole("button", { name: "Submit" }));
+    expect(lastCall(backend, "answer_interaction")).toEqual({
+      account: "local",
+      id: "ia_release",
+      value: { count: 4, date: "2026-12-01", channel: "stable", owner: { name: "Ada", email: "ada@example.com" }, tags: ["hotfix"], rollback: "auto" },
+    });
+  });
+
+  it("shows a server field error at the field it names, on its page", async () => {
+    const { user } = await renderApp([releaseCard()], {
+      refuseAnswer: () => new BackendError("invalid_answer", "this address is not allowed", "answer.owner.email"),
+    });
+    await user.selectOptions(pane().getByRole("combobox", { name: /Release date/ }), "Tuesday 2 December");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    await user.type(pane().getByRole("textbox", { name: /Name/ }), "Ada");
+    await user.type(pane().getByRole("textbox", { name: /Email/ }), "ada@example.com");
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    await user.click(pane().getByRole("button", { name: "Submit" }));
+    await waitFor(() => expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner"));
+    const email = pane().getByRole("textbox", { name: /Email/ });
+    const group = email.closest(".form-group") as HTMLElement;
+    expect(within(group).getByText("this address is not allowed")).toBeInTheDocument();
+  });
+
+  it("a form without pages is one step, then review", async () => {
+    const { backend, user } = await renderApp([
+      card(
+        "local",
+        interaction({
+          id: "ia_f",
+          prompt: "Small form",
+          answer_format: "form",
+          schema: { type: "object", title: "Details", properties: { ok: { type: "boolean", title: "All good" }, size: { type: "string", enum: ["s", "m"] } } },
+        }),
+      ),
+    ]);
+    expect(stepHeading()).toHaveTextContent("Step 1 of 1 · Details");
+    await user.click(pane().getByRole("checkbox", { name: /All good/ }));
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    await user.click(pane().getByRole("button", { name: "Submit" }));
+    expect(lastCall(backend, "answer_interaction")).toMatchObject({ value: { ok: true } });
+  });
+
+  it("oneOf and enum render as choices", async () => {
+    const { user } = await renderApp([releaseCard()]);
+    await user.selectOptions(pane().getByRole("combobox", { name: /Release date/ }), "Monday 1 December");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    const rollback = pane().getByRole("combobox", { name: /Rollback plan/ });
+    expect(within(rollback).getAllByRole("option").map((o) => o.textContent)).toEqual(expect.arrayContaining(["Automatic", "Manual"]));
+    expect(screen.queryByText(/Unsupported field schema/)).toBeNull();
+  });
+});
