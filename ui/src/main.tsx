@@ -31,6 +31,8 @@ function demoBackend(params: URLSearchParams): Backend {
 
 const params = new URLSearchParams(window.location.search);
 const backend = runningInTauri() && !params.has("fake") ? tauriBackend() : demoBackend(params);
+// The measurement script drives the fake backend from the page (never the real one).
+if (backend instanceof FakeBackend) (window as unknown as { __fakeInbox: FakeBackend }).__fakeInbox = backend;
 const view = params.get("view");
 const initial = {
   select: params.get("select") ?? undefined,
