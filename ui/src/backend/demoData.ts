@@ -28,7 +28,7 @@ export function interaction(partial: Partial<Interaction> & Pick<Interaction, "i
 }
 
 export function card(account: string, i: Interaction, extra: Partial<Card> = {}): Card {
-  return { account, interaction: i, unread: false, delivery: null, ...extra };
+  return { account, interaction: i, unread: false, delivery: null, outgoing: null, expired_locally: false, ...extra };
 }
 
 const ago = (now: number, s: number) => new Date(now - s * 1000).toISOString();
@@ -187,10 +187,8 @@ export function demoCards(now = Date.now()): Card[] {
         answer_format: "confirm",
         asker: "docs-bot",
         created_at: ago(now, 9000),
-        status: "answered",
-        answer: { value: false, answered_by: "you", answered_at: ago(now, 60), params: null, reason: null },
       }),
-      { delivery: { state: "queued" } },
+      { delivery: { state: "queued" }, outgoing: { kind: "answer", value: false } },
     ),
     card(
       "acme",

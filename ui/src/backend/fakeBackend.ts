@@ -1,6 +1,6 @@
 import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Unlisten } from "./Backend";
 import { BackendError } from "./BackendError";
-import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, OpenRequest, Snapshot } from "./types";
+import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, OpenRequest, Outgoing, Snapshot } from "./types";
 
 export type FakeOptions = {
   accounts?: Account[];
@@ -156,9 +156,10 @@ export class FakeBackend implements Backend {
       this.upsert({ ...card, delivery });
       return delivery;
     }
+    const outgoing: Outgoing = status === "answered" ? { kind: "answer", value } : { kind: "decline", reason };
     if (!online) {
       const delivery: Delivery = { state: "queued" };
-      this.upsert({ ...card, unread: false, delivery });
+      this.upsert({ ...card, unread: false, delivery, outgoing });
       return delivery;
     }
     const delivery: Delivery = { state: "accepted" };
@@ -169,7 +170,7 @@ export class FakeBackend implements Backend {
       params,
       reason,
     };
-    this.upsert({ ...card, unread: false, delivery, interaction: { ...card.interaction, status, answer } });
+    this.upsert({ ...card, unread: false, delivery, outgoing, interaction: { ...card.interaction, status, answer } });
     return delivery;
   }
 

@@ -1,10 +1,10 @@
-// Shapes the desktop app (src-tauri) sends to the UI. The wire contract types come from
-// ../generated (ts-rs output of inbox-protocol). The sync-engine shapes below mirror
-// crates/inbox-sync until their generated versions land in ../generated; switching is a
-// change to this file only.
-import type { Answer } from "../generated/Answer";
-import type { ErrorCode } from "../generated/ErrorCode";
-import type { Interaction } from "../generated/Interaction";
+// Shapes the desktop app (src-tauri) sends to the UI. The wire contract types (inbox-protocol)
+// and the sync engine's (inbox-sync) are generated from Rust into ../generated; only the
+// window-level snapshot, which the desktop app assembles from several accounts, is declared here.
+import type { Card } from "../generated/Card";
+import type { Changes } from "../generated/Changes";
+import type { ConnectionStatus } from "../generated/ConnectionStatus";
+import type { Counts } from "../generated/Counts";
 
 export type { Answer } from "../generated/Answer";
 export type { AnswerFormat } from "../generated/AnswerFormat";
@@ -17,34 +17,18 @@ export type { Interaction } from "../generated/Interaction";
 export type { MediaItem } from "../generated/MediaItem";
 export type { Status } from "../generated/Status";
 
-/** The fate of the reviewer's answer (or decline) on its way to the server. */
-export type Delivery =
-  | { state: "queued" }
-  | { state: "sending" }
-  | { state: "accepted" }
-  | { state: "rejected"; code: ErrorCode; message: string; winner: Answer | null };
+export type { Card } from "../generated/Card";
+export type { ConnectionStatus } from "../generated/ConnectionStatus";
+export type { Counts } from "../generated/Counts";
+export type { Delivery } from "../generated/Delivery";
+export type { Outgoing } from "../generated/Outgoing";
 
-/** The truth about one account's link to its server. */
-export type ConnectionStatus =
-  | { state: "online" }
-  | { state: "connecting" }
-  | { state: "reconnecting"; next_try_at: string; attempt: number }
-  | { state: "offline" }
-  | { state: "signed_out" };
-
-/** One question in the inbox as the sync engine holds it. */
-export type Card = {
-  account: string;
-  interaction: Interaction;
-  unread: boolean;
-  delivery: Delivery | null;
-};
-
-export type Counts = { pending: number; unread: number; queued: number };
+/** `inbox://changes`: one coalesced batch of changes for one account (the engine's `Changes`). */
+export type ChangeBatch = Changes;
 
 export type Account = { id: string; label: string; url: string; local: boolean };
 
-/** `inbox_snapshot`: everything the window needs to draw itself from scratch. */
+/** `inbox_snapshot`: everything the window needs to draw itself from scratch, all accounts. */
 export type Snapshot = {
   accounts: Account[];
   cards: Card[];
@@ -54,14 +38,6 @@ export type Snapshot = {
   local_hint: string | null;
 };
 
-/** `inbox://changes`: one coalesced batch of changes for one account. */
-export type ChangeBatch = {
-  account: string;
-  upserted: Card[];
-  removed: string[];
-  status: ConnectionStatus | null;
-  counts: Counts;
-};
 
 /** `inbox://open`: a notification click asks the window to open this question. */
 export type OpenRequest = { account: string; id: string };

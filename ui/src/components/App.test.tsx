@@ -142,7 +142,7 @@ describe("answering each format", () => {
   it("an answer while offline shows as queued until the server confirms", async () => {
     const { backend, user } = await renderApp([confirmQ("ia_a", 10)], { connections: { acme: { state: "offline" }, local: { state: "online" } } });
     await user.click(pane().getByRole("button", { name: /No/ }));
-    await waitFor(() => expect(pane().getByText(/Queued — your answer will be sent when work\.acme is back online/)).toBeInTheDocument());
+    await waitFor(() => expect(pane().getByText(/Queued — your answer “No” will be sent when work\.acme is back online/)).toBeInTheDocument());
     expect(screen.getByRole("contentinfo")).toHaveTextContent("1 answer queued");
     expect(screen.getByRole("contentinfo")).toHaveTextContent("Offline · work.acme");
     expect(pane().queryByRole("button", { name: /Yes/ })).toBeNull();

@@ -10,7 +10,9 @@ export function DeliveryNote({ card, accountLabel, now }: { card: Card; accountL
     case "queued":
       return (
         <p className="delivery queued" role="status">
-          <span aria-hidden="true">⇪ </span>Queued — your answer will be sent when {accountLabel} is back online.
+          <span aria-hidden="true">⇪ </span>Queued — your {card.outgoing?.kind === "decline" ? "decline" : "answer"}
+          {card.outgoing?.kind === "answer" && ` “${answerText(card.interaction, card.outgoing.value)}”`} will be sent when {accountLabel} is back
+          online.
         </p>
       );
     case "sending":

@@ -101,14 +101,14 @@ function created(c: Card): number {
   return t;
 }
 
-/** Pending first, then newest first; ties broken by id so the order is stable. */
+/** Pending first, then newest first, ties broken by the greater id first (the engine's rule). */
 export function compareCards(a: Card, b: Card): number {
   const pa = a.interaction.status === "pending" ? 0 : 1;
   const pb = b.interaction.status === "pending" ? 0 : 1;
   if (pa !== pb) return pa - pb;
   const d = created(b) - created(a);
   if (d !== 0) return d;
-  return a.interaction.id < b.interaction.id ? -1 : a.interaction.id > b.interaction.id ? 1 : 0;
+  return a.interaction.id > b.interaction.id ? -1 : a.interaction.id < b.interaction.id ? 1 : 0;
 }
 
 /** The cards a view shows, sorted. */
