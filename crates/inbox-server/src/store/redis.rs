@@ -1,0 +1,475 @@
+//! The Redis 7 store, shared by any number of server workers.
+//!
+//! Interactions are hashes (`body`, `status`, `rank`); sorted sets index them by creation rank
+//! per status (the pages) and by deadline (the expiry sweep). Events go to one Redis stream
+//! with `XADD … MAXLEN ~ N`, so the stream is also the bounded resume window and its entry ids
+//! are the SSE ids. Every mutation is one Lua script ([`scripts`]): the pending check, the
+//! write, the idempotency record and the event happen together or not at all, so exactly one
+//! worker wins an answer and a second expiry sweeper finds nothing left to do. Each worker
+//! follows the stream with a blocking read ([`follower`]) and fans events out to its own
+//! subscribers, so an SSE client or a waiting asker on one worker hears what another did.
+//! Redis is reached through a `ConnectionManager`, which reconnects after a Redis restart.
+
+mod entry;
+mod follower;
+mod keys;
+mod scripts;
+mod stream_id;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use inbox_protocol::{
+    Answer, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason,
+    Status, StreamEvent,
+};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::streams::StreamRangeReply;
+use redis::{AsyncCommands, RedisError};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use self::entry::Entry;
+use self::keys::Keys;
+use self::scripts::Scripts;
+use self::stream_id::StreamId;
+use super::{
+    EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
+    StoreError, StoredEvent, StoredMedia,
+};
+
+/// The key prefix when none is configured.
+pub const DEFAULT_PREFIX: &str = "inbox";
+
+/// Live events buffered per subscriber before it counts as lagging (and re-reads the stream).
+const LIVE_CAPACITY: usize = 4096;
+/// `/readyz` answers within this, reachable or not.
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+/// A pending interaction read, then resolved by someone else before our script ran, is
+/// simply final; "stale" only happens if it appeared in between. A few rounds settle it.
+const SETTLE_ATTEMPTS: usize = 3;
+
+pub struct RedisStore {
+    conn: ConnectionManager,
+    keys: Keys,
+    scripts: Scripts,
+    retention: usize,
+    live: broadcast::Sender<StoredEvent>,
+    follower: JoinHandle<()>,
+}
+
+// Redis errors are the store's I/O: the doors answer them as "unavailable" (503), like a
+// failing disk under SQLite.
+impl From<RedisError> for StoreError {
+    fn from(e: RedisError) -> Self {
+        StoreError::Io(std::io::Error::other(e))
+    }
+}
+
+impl RedisStore {
+    /// Connect to `url` (`redis://host:port[/db]`), keeping every key under `prefix` and about
+    /// `events_retention` events for resume. Fails if Redis is unreachable now; afterwards the
+    /// store reconnects by itself.
+    pub async fn connect(
+        url: &str,
+        prefix: &str,
+        events_retention: usize,
+    ) -> Result<RedisStore, StoreError> {
+        let client = redis::Client::open(url)?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Duration::from_secs(1))
+            .set_response_timeout(Duration::from_secs(3))
+            // Retry a lost connection briefly per request; the next request tries again.
+            .set_number_of_retries(2)
+            .set_max_delay(500);
+        let mut conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let keys = Keys::new(prefix);
+        // Follow from the tail as it is now: subscribers see every event from here on.
+        let from = newest_id(&mut conn, &keys.events()).await?;
+        let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        let follower = follower::spawn(client, keys.events(), from, live.clone());
+        Ok(RedisStore {
+            conn,
+            keys,
+            scripts: Scripts::new(),
+            retention: events_retention.max(1),
+            live,
+            follower,
+        })
+    }
+
+    /// One run of the settle script; see `scripts::SETTLE` for the replies.
+    async fn settle(
+        &self,
+        id: &str,
+        change: Option<&(Interaction, StreamEvent)>,
+        claim: Option<&IdempotencyClaim>,
+    ) -> Result<Settled, StoreError> {
+        let (status, body, name, data) = match change {
+            Some((ia, event)) => (
+                ia.status,
+                serde_json::to_string(ia)?,
+                event.name(),
+                event.data_json(),
+            ),
+            None => (Status::Pending, String::new(), "", String::new()),
+        };
+        let (key, fingerprint) = claim.map_or(("", ""), |c| (&c.key, &c.fingerprint));
+        let reply: Vec<String> = self
+            .scripts
+            .settle
+            .key(self.keys.interaction(id))
+            .key(self.keys.status_index(Status::Pending))
+            .key(self.keys.status_index(status))
+            .key(self.keys.due())
+            .key(self.keys.events())
+            .key(self.keys.idempotency(id))
+            .arg(id)
+            .arg(status.as_str())
+            .arg(body)
+            .arg(name)
+            .arg(data)
+            .arg(self.retention)
+            .arg(key)
+            .arg(fingerprint)
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
+        Ok(match reply.first().map(String::as_str) {
+            Some("resolved") => Settled::Resolved,
+            Some("replayed") => Settled::Replayed(body()?.ok_or_else(short_reply)?),
+            Some("conflict") => Settled::Conflict,
+            Some("final") => Settled::Final(body()?.ok_or_else(short_reply)?),
+            Some("not_found") => Settled::NotFound,
+            Some("stale") => Settled::Stale,
+            _ => return Err(short_reply()),
+        })
+    }
+}
+
+impl Drop for RedisStore {
+    fn drop(&mut self) {
+        self.follower.abort();
+    }
+}
+
+/// What the settle script found.
+enum Settled {
+    Resolved,
+    Replayed(Interaction),
+    Conflict,
+    Final(Interaction),
+    NotFound,
+    Stale,
+}
+
+fn short_reply() -> StoreError {
+    StoreError::from(RedisError::from((
+        redis::ErrorKind::TypeError,
+        "unexpected reply from a store script",
+    )))
+}
+
+async fn newest_id(conn: &mut ConnectionManager, stream: &str) -> Result<StreamId, StoreError> {
+    let newest: StreamRangeReply = conn.xrevrange_count(stream, "+", "-", 1).await?;
+    Ok(newest
+        .ids
+        .first()
+        .and_then(|e| StreamId::parse(&e.id))
+        .unwrap_or(StreamId::ZERO))
+}
+
+/// The interaction as `resolution` leaves it, and the event that announces it.
+fn apply(
+    mut ia: Interaction,
+    resolution: Resolution,
+    now: DateTime<Utc>,
+) -> (Interaction, StreamEvent) {
+    let (status, answer) = match resolution {
+        Resolution::Answer { value, params, by } => (
+            Status::Answered,
+            Answer {
+                value,
+                answered_by: by,
+                answered_at: now,
+                params,
+                reason: None,
+            },
+        ),
+        Resolution::Decline { reason, by } => (
+            Status::Declined,
+            Answer {
+                value: serde_json::Value::Null,
+                answered_by: by,
+                answered_at: now,
+                params: None,
+                reason,
+            },
+        ),
+        Resolution::Cancel => return remove(ia, RemovedReason::Cancelled),
+    };
+    ia.status = status;
+    ia.answer = Some(answer.clone());
+    let event = StreamEvent::Answered(AnsweredEvent {
+        id: ia.id.clone(),
+        status,
+        answer,
+    });
+    (ia, event)
+}
+
+/// The interaction leaving the inbox without an answer (cancelled or expired).
+fn remove(mut ia: Interaction, reason: RemovedReason) -> (Interaction, StreamEvent) {
+    ia.status = reason.status();
+    let event = StreamEvent::Removed(RemovedEvent {
+        id: ia.id.clone(),
+        reason,
+    });
+    (ia, event)
+}
+
+/// A page cursor is the rank of the last item served, written `r<rank>` (as in SQLite).
+fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
+    cursor
+        .strip_prefix('r')
+        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|digits| digits.parse().ok())
+        .ok_or(StoreError::InvalidCursor)
+}
+
+/// A sorted-set score as Redis prints it ("42", or "4.2e+15" for large ones).
+fn parse_rank(score: &str) -> Option<i64> {
+    score
+        .parse::<i64>()
+        .ok()
+        .or_else(|| score.parse::<f64>().ok().map(|f| f as i64))
+}
+
+#[async_trait]
+impl Store for RedisStore {
+    async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
+        let ia = &ask.interaction;
+        let mut call = self.scripts.insert.prepare_invoke();
+        call.key(self.keys.interaction(&ia.id))
+            .key(self.keys.rank())
+            .key(self.keys.index(inbox_protocol::StatusFilter::All))
+            .key(self.keys.status_index(Status::Pending))
+            .key(self.keys.due())
+            .key(self.keys.events())
+            .key(self.keys.ticket(ask.ticket.as_deref().unwrap_or("")))
+            .arg(&ia.id)
+            .arg(serde_json::to_string(ia)?)
+            .arg(
+                ia.expires_at
+                    .map(|t| t.timestamp_millis().to_string())
+                    .unwrap_or_default(),
+            )
+            .arg(self.retention)
+            .arg(if ask.ticket.is_some() { "1" } else { "0" })
+            .arg(ask.media.len());
+        for blob in &ask.media {
+            call.key(self.keys.media(&blob.id))
+                .arg(&blob.content_type)
+                .arg(blob.bytes.as_slice());
+        }
+        let _event_id: String = call.invoke_async(&mut self.conn.clone()).await?;
+        Ok(ask.interaction)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Interaction>, StoreError> {
+        let body: Option<String> = self
+            .conn
+            .clone()
+            .hget(self.keys.interaction(id), "body")
+            .await?;
+        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    }
+
+    async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
+        let below = match &query.cursor {
+            Some(c) => format!("({}", parse_page_cursor(c)?),
+            None => "+inf".to_owned(),
+        };
+        let reply: Vec<String> = self
+            .scripts
+            .page
+            .key(self.keys.index(query.status))
+            .key(self.keys.events())
+            .arg(below)
+            .arg(query.limit.saturating_add(1))
+            .arg(self.keys.interaction_prefix())
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        let mut reply = reply.into_iter();
+        let stream_cursor = reply.next().ok_or_else(short_reply)?;
+        let mut rows = Vec::new();
+        while let (Some(score), Some(body)) = (reply.next(), reply.next()) {
+            let rank = parse_rank(&score).ok_or_else(short_reply)?;
+            // An index entry whose record is gone is skipped; the rank still moves the page on.
+            let ia = if body.is_empty() {
+                None
+            } else {
+                Some(serde_json::from_str::<Interaction>(&body)?)
+            };
+            rows.push((rank, ia));
+        }
+        let more = rows.len() > query.limit;
+        rows.truncate(query.limit);
+        let next_cursor = if more {
+            rows.last().map(|(rank, _)| format!("r{rank}"))
+        } else {
+            None
+        };
+        Ok(InteractionPage {
+            items: rows.into_iter().filter_map(|(_, ia)| ia).collect(),
+            next_cursor,
+            stream_cursor,
+        })
+    }
+
+    async fn resolve(
+        &self,
+        id: &str,
+        resolution: Resolution,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<ResolveOutcome, StoreError> {
+        for _ in 0..SETTLE_ATTEMPTS {
+            // The body of a pending interaction never changes, so building the resolved one
+            // from this read is safe: the script only applies it while still pending.
+            let change = match self.get(id).await? {
+                Some(ia) if ia.is_pending() => Some(apply(ia, resolution.clone(), Utc::now())),
+                _ => None,
+            };
+            return Ok(
+                match self.settle(id, change.as_ref(), claim.as_ref()).await? {
+                    Settled::Resolved => match change {
+                        Some((ia, _)) => ResolveOutcome::Resolved(ia),
+                        None => return Err(short_reply()),
+                    },
+                    Settled::Replayed(ia) => ResolveOutcome::Replayed(ia),
+                    Settled::Conflict => ResolveOutcome::IdempotencyConflict,
+                    Settled::Final(ia) => ResolveOutcome::AlreadyFinal(ia),
+                    Settled::NotFound => ResolveOutcome::NotFound,
+                    Settled::Stale => continue,
+                },
+            );
+        }
+        Err(short_reply())
+    }
+
+    async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let due: Vec<String> = conn
+            .zrangebyscore(self.keys.due(), "-inf", now.timestamp_millis())
+            .await?;
+        let mut expired = Vec::new();
+        for id in due {
+            let Some(ia) = self.get(&id).await?.filter(Interaction::is_pending) else {
+                // Resolved scripts drop their ids from the due set; a leftover is harmless,
+                // but clear it so it is not read again.
+                let _: i64 = conn.zrem(self.keys.due(), &id).await?;
+                continue;
+            };
+            let change = remove(ia, RemovedReason::Expired);
+            // Another worker sweeping at the same moment makes this a no-op ("final").
+            if let Settled::Resolved = self.settle(&id, Some(&change), None).await? {
+                expired.push(id);
+            }
+        }
+        Ok(expired)
+    }
+
+    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+        let Some(after) = StreamId::parse(cursor) else {
+            return Ok(EventsAfter::Gap(ResetReason::MalformedId));
+        };
+        if after.millis == u64::MAX && after.seq == u64::MAX {
+            // Nothing can follow it, and Redis refuses it as an exclusive start.
+            return Ok(EventsAfter::Gap(ResetReason::AgedOut));
+        }
+        let events = self.keys.events();
+        let (newest, retained): (StreamRangeReply, StreamRangeReply) = redis::pipe()
+            .atomic()
+            .xrevrange_count(&events, "+", "-", 1)
+            .xrange(&events, format!("({after}"), "+")
+            .query_async(&mut self.conn.clone())
+            .await?;
+        let tail = newest
+            .ids
+            .first()
+            .and_then(|e| StreamId::parse(&e.id))
+            .unwrap_or(StreamId::ZERO);
+        let entries: Vec<Entry> = retained.ids.iter().filter_map(Entry::decode).collect();
+        // A cursor past the tail was never issued by this stream (or Redis lost its data).
+        if after > tail {
+            return Ok(EventsAfter::Gap(ResetReason::AgedOut));
+        }
+        // The first retained entry after the cursor names the entry written just before it:
+        // if that one is newer than the cursor, trimming took events the client never saw.
+        // (Comparing with the stream's first entry alone would also reset a client whose
+        // cursor is exactly the last trimmed entry, or the "0-0" of a then-empty stream.)
+        if let Some(first) = entries.first()
+            && first.prev > after
+        {
+            return Ok(EventsAfter::Gap(ResetReason::AgedOut));
+        }
+        Ok(EventsAfter::Events(
+            entries.into_iter().map(|e| e.event).collect(),
+        ))
+    }
+
+    async fn tail_cursor(&self) -> Result<String, StoreError> {
+        Ok(newest_id(&mut self.conn.clone(), &self.keys.events())
+            .await?
+            .to_string())
+    }
+
+    fn is_after(&self, cursor: &str, reference: &str) -> bool {
+        match (StreamId::parse(cursor), StreamId::parse(reference)) {
+            (Some(a), Some(b)) => a > b,
+            // As in SQLite: an unreadable reference orders before everything, an unreadable
+            // cursor after nothing.
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    async fn get_media(&self, id: &str) -> Result<Option<StoredMedia>, StoreError> {
+        let (content_type, bytes): (Option<String>, Option<Vec<u8>>) = redis::cmd("HMGET")
+            .arg(self.keys.media(id))
+            .arg("ct")
+            .arg("bytes")
+            .query_async(&mut self.conn.clone())
+            .await?;
+        Ok(content_type
+            .zip(bytes)
+            .map(|(content_type, bytes)| StoredMedia {
+                content_type,
+                bytes,
+            }))
+    }
+
+    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError> {
+        let id: Option<String> = self.conn.clone().get(self.keys.ticket(ticket)).await?;
+        match id {
+            Some(id) => self.get(&id).await,
+            None => Ok(None),
+        }
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {
+        self.live.subscribe()
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn.clone();
+        let pong = tokio::time::timeout(PING_TIMEOUT, async move {
+            redis::cmd("PING").query_async::<String>(&mut conn).await
+        })
+        .await
+        .map_err(|_| RedisError::from((redis::ErrorKind::IoError, "redis ping timed out")))?;
+        pong?;
+        Ok(())
+    }
+}

@@ -1,0 +1,68 @@
+//! Where each record lives in Redis. Every key starts with the store's prefix, so several
+//! deployments (or tests) can share one Redis without seeing each other.
+
+use inbox_protocol::{Status, StatusFilter};
+
+#[derive(Debug, Clone)]
+pub struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    pub fn new(prefix: &str) -> Keys {
+        Keys {
+            prefix: prefix.trim_end_matches(':').to_owned(),
+        }
+    }
+
+    /// Hash of one interaction: `body` (the JSON clients see), `status`, `rank`.
+    pub fn interaction(&self, id: &str) -> String {
+        format!("{}{id}", self.interaction_prefix())
+    }
+
+    /// The part of [`Keys::interaction`] before the id (the list script appends ids itself).
+    pub fn interaction_prefix(&self) -> String {
+        format!("{}:ia:", self.prefix)
+    }
+
+    /// Counter handing out creation ranks: the order pages are read in.
+    pub fn rank(&self) -> String {
+        format!("{}:rank", self.prefix)
+    }
+
+    /// Sorted set of ids by rank, one per status plus one for all of them.
+    pub fn index(&self, filter: StatusFilter) -> String {
+        format!("{}:idx:{}", self.prefix, filter.as_str())
+    }
+
+    pub fn status_index(&self, status: Status) -> String {
+        self.index(StatusFilter::from(status))
+    }
+
+    /// Sorted set of pending ids with a deadline, scored by the deadline in unix ms.
+    pub fn due(&self) -> String {
+        format!("{}:due", self.prefix)
+    }
+
+    /// The events stream: one entry per event, fields `p` (the previous entry's id),
+    /// `n` (the event name) and `d` (its JSON data).
+    pub fn events(&self) -> String {
+        format!("{}:events", self.prefix)
+    }
+
+    /// Hash of the idempotency records of one interaction: `f:<key>` the request fingerprint,
+    /// `b:<key>` the interaction as that request resolved it.
+    pub fn idempotency(&self, id: &str) -> String {
+        format!("{}:idem:{id}", self.prefix)
+    }
+
+    /// Hash of one inline media blob: `ct` (content type) and `bytes`.
+    pub fn media(&self, id: &str) -> String {
+        format!("{}:media:{id}", self.prefix)
+    }
+
+    /// String holding the interaction id a callback ticket belongs to.
+    pub fn ticket(&self, ticket: &str) -> String {
+        format!("{}:ticket:{ticket}", self.prefix)
+    }
+}

@@ -1,0 +1,102 @@
+//! The Lua scripts behind every mutation. A script runs atomically in Redis, so each one is a
+//! whole step: no other worker can observe or interleave with half of it. That is what makes
+//! answers single-winner and expiry sweeps safe to run on every worker at once.
+
+use redis::Script;
+
+/// Appends one event to the stream, trimmed to about `maxlen` entries (`MAXLEN ~`: Redis
+/// trims whole radix-tree nodes, cheaply). Each entry carries `p`, the id of the entry before
+/// it, so a reader can tell exactly which ids the trimming took: see `events_after`.
+const APPEND: &str = r#"
+local function append(stream, maxlen, name, data)
+  local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
+  local prev = '0-0'
+  if last[1] then prev = last[1][1] end
+  return redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'p', prev, 'n', name, 'd', data)
+end
+"#;
+
+/// KEYS: interaction, rank counter, index "all", index "pending", due set, events, ticket,
+/// then one key per media blob.
+/// ARGV: id, body, deadline in unix ms (or ""), maxlen, "1" if a ticket is set, media count,
+/// then content type and bytes of each blob.
+/// Returns the id of the `add` event.
+const INSERT: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.error_reply('ERR interaction id already stored')
+end
+local rank = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'rank', rank)
+redis.call('ZADD', KEYS[3], rank, ARGV[1])
+redis.call('ZADD', KEYS[4], rank, ARGV[1])
+if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1]) end
+if ARGV[5] == '1' then redis.call('SET', KEYS[7], ARGV[1]) end
+for i = 1, tonumber(ARGV[6]) do
+  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[5 + 2 * i], 'bytes', ARGV[6 + 2 * i])
+end
+return append(KEYS[6], ARGV[4], 'add', ARGV[2])
+"#;
+
+/// Moves a pending interaction to a final state; the status check is the single-winner rule.
+/// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency.
+/// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
+/// event name, event data, maxlen, idempotency key (or ""), fingerprint.
+/// Returns {"resolved", event id} | {"replayed", body} | {"conflict"} | {"final", body}
+/// | {"not_found"} | {"stale"} (pending after all: the caller rebuilds and retries).
+const SETTLE: &str = r#"
+if ARGV[7] ~= '' then
+  local earlier = redis.call('HMGET', KEYS[6], 'f:' .. ARGV[7], 'b:' .. ARGV[7])
+  if earlier[1] then
+    if earlier[1] == ARGV[8] then return {'replayed', earlier[2]} end
+    return {'conflict'}
+  end
+end
+local current = redis.call('HMGET', KEYS[1], 'status', 'body', 'rank')
+if not current[1] then return {'not_found'} end
+if current[1] ~= 'pending' then return {'final', current[2]} end
+if ARGV[3] == '' then return {'stale'} end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'body', ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[3], current[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+local event_id = append(KEYS[5], ARGV[6], ARGV[4], ARGV[5])
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
+end
+return {'resolved', event_id}
+"#;
+
+/// One page and the stream's tail id, read at the same moment.
+/// KEYS: the index to page through, events. ARGV: the exclusive upper rank ("+inf" for the
+/// first page, "(<rank>" after), how many to fetch, the interaction key prefix.
+/// Returns {tail id, rank, body, rank, body, ...}, newest first. The bodies are read by key
+/// names built here, which is fine on a single Redis (not on a cluster).
+const PAGE: &str = r#"
+local tail = '0-0'
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if last[1] then tail = last[1][1] end
+local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+local out = {tail}
+for i = 1, #ids, 2 do
+  out[#out + 1] = ids[i + 1]
+  out[#out + 1] = redis.call('HGET', ARGV[3] .. ids[i], 'body') or ''
+end
+return out
+"#;
+
+/// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
+pub struct Scripts {
+    pub insert: Script,
+    pub settle: Script,
+    pub page: Script,
+}
+
+impl Scripts {
+    pub fn new() -> Scripts {
+        Scripts {
+            insert: Script::new(&format!("{APPEND}{INSERT}")),
+            settle: Script::new(&format!("{APPEND}{SETTLE}")),
+            page: Script::new(PAGE),
+        }
+    }
+}

@@ -1,0 +1,655 @@
+//! One suite of store behaviours, written once against `Arc<dyn Store>` and run against both
+//! the embedded SQLite store and the Redis store. A behaviour the doors rely on belongs here,
+//! so the two stores cannot drift apart.
+//!
+//! The Redis half needs `INBOX_TEST_REDIS_URL` (see `redis_env`); each test uses its own key
+//! prefix, so the whole suite runs in parallel on one Redis.
+
+mod redis_env;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::future::join_all;
+use inbox_protocol::{
+    AnswerFormat, Interaction, InteractionKind, MediaItem, MediaKind, Mode, RemovedEvent,
+    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent,
+};
+use inbox_server::store::{
+    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, PageQuery, RedisStore, Resolution,
+    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent,
+};
+use serde_json::json;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
+    NewAsk {
+        interaction: Interaction {
+            id: id.to_owned(),
+            kind: InteractionKind::Question,
+            prompt: format!("Deploy {id}?"),
+            answer_format: AnswerFormat::Confirm,
+            options: vec![],
+            schema: None,
+            data: None,
+            pages: None,
+            link: None,
+            media: vec![],
+            mode: Mode::Sync,
+            expires_at,
+            status: Status::Pending,
+            asker: "deploy-bot".into(),
+            created_at: Utc::now(),
+            answer: None,
+            metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
+        },
+        media: vec![],
+        ticket: None,
+    }
+}
+
+fn answer(by: &str, value: serde_json::Value) -> Resolution {
+    Resolution::Answer {
+        value,
+        params: None,
+        by: by.into(),
+    }
+}
+
+fn claim(key: &str, fingerprint: &str) -> Option<IdempotencyClaim> {
+    Some(IdempotencyClaim {
+        key: key.into(),
+        fingerprint: fingerprint.into(),
+    })
+}
+
+fn pending(limit: usize, cursor: Option<String>) -> PageQuery {
+    PageQuery {
+        status: StatusFilter::Pending,
+        limit,
+        cursor,
+    }
+}
+
+/// Every event after `cursor`, which must still be covered.
+async fn events_since(store: &Arc<dyn Store>, cursor: &str) -> Vec<StoredEvent> {
+    match store.events_after(cursor).await.unwrap() {
+        EventsAfter::Events(events) => events,
+        EventsAfter::Gap(reason) => panic!("cursor {cursor} should be covered, got gap {reason:?}"),
+    }
+}
+
+/// Reads every page of `filter` and returns the ids in order.
+async fn all_pages(store: &Arc<dyn Store>, filter: StatusFilter, limit: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store
+            .list_page(PageQuery {
+                status: filter,
+                limit,
+                cursor,
+            })
+            .await
+            .unwrap();
+        assert!(page.items.len() <= limit);
+        ids.extend(page.items.into_iter().map(|ia| ia.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return ids,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Behaviours
+
+/// Pages run newest first; reading them while questions arrive and leave never repeats or
+/// skips one that stayed pending throughout.
+async fn paging_has_no_duplicates_or_gaps(store: Arc<dyn Store>) {
+    for i in 0..9 {
+        store
+            .insert_ask(question(&format!("ia_{i}"), None))
+            .await
+            .unwrap();
+    }
+    let tail = store.tail_cursor().await.unwrap();
+    let first = store.list_page(pending(4, None)).await.unwrap();
+    let ids: Vec<_> = first.items.iter().map(|ia| ia.id.as_str()).collect();
+    assert_eq!(ids, ["ia_8", "ia_7", "ia_6", "ia_5"]);
+    assert_eq!(
+        first.stream_cursor, tail,
+        "the page names the stream's tail"
+    );
+
+    // While the reader is between pages: a new question arrives, one already seen and one
+    // not yet seen are answered.
+    store.insert_ask(question("ia_new", None)).await.unwrap();
+    store
+        .resolve("ia_7", answer("alice", json!(true)), None)
+        .await
+        .unwrap();
+    store
+        .resolve("ia_2", answer("alice", json!(false)), None)
+        .await
+        .unwrap();
+
+    let mut seen: Vec<String> = first.items.iter().map(|ia| ia.id.clone()).collect();
+    let mut cursor = first.next_cursor;
+    while let Some(c) = cursor {
+        let page = store.list_page(pending(4, Some(c))).await.unwrap();
+        seen.extend(page.items.iter().map(|ia| ia.id.clone()));
+        cursor = page.next_cursor;
+    }
+    let unique: HashSet<_> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "no duplicates: {seen:?}");
+    for stayed in ["ia_8", "ia_6", "ia_5", "ia_4", "ia_3", "ia_1", "ia_0"] {
+        assert!(
+            seen.iter().any(|id| id == stayed),
+            "{stayed} missing from {seen:?}"
+        );
+    }
+    assert!(
+        !seen.iter().any(|id| id == "ia_2"),
+        "answered before its page was read"
+    );
+
+    // Filters and a fresh read.
+    assert_eq!(
+        all_pages(&store, StatusFilter::Pending, 3).await,
+        [
+            "ia_new", "ia_8", "ia_6", "ia_5", "ia_4", "ia_3", "ia_1", "ia_0"
+        ]
+    );
+    assert_eq!(
+        all_pages(&store, StatusFilter::Answered, 3).await,
+        ["ia_7", "ia_2"]
+    );
+    assert_eq!(all_pages(&store, StatusFilter::All, 4).await.len(), 10);
+    assert!(all_pages(&store, StatusFilter::Expired, 4).await.is_empty());
+    let exact = store.list_page(pending(8, None)).await.unwrap();
+    assert_eq!(exact.items.len(), 8);
+    assert_eq!(
+        exact.next_cursor, None,
+        "a full last page has no next cursor"
+    );
+    assert!(matches!(
+        store.list_page(pending(4, Some("bogus".into()))).await,
+        Err(StoreError::InvalidCursor)
+    ));
+}
+
+/// Many resolutions at once: exactly one wins, every other sees the winner.
+async fn resolve_has_a_single_winner(store: Arc<dyn Store>) {
+    store.insert_ask(question("ia_race", None)).await.unwrap();
+    let since = store.tail_cursor().await.unwrap();
+    let attempts = (0..12).map(|i| {
+        let store = store.clone();
+        async move {
+            store
+                .resolve(
+                    "ia_race",
+                    answer(&format!("reviewer{i}"), json!(i % 2 == 0)),
+                    None,
+                )
+                .await
+                .unwrap()
+        }
+    });
+    let outcomes = join_all(attempts).await;
+    let winners: Vec<_> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            ResolveOutcome::Resolved(ia) => Some(ia.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one winner: {outcomes:?}");
+    let winner = &winners[0];
+    assert_eq!(winner.status, Status::Answered);
+    for outcome in &outcomes {
+        match outcome {
+            ResolveOutcome::Resolved(_) => {}
+            ResolveOutcome::AlreadyFinal(ia) => assert_eq!(ia, winner),
+            other => panic!("a loser must see the winner, got {other:?}"),
+        }
+    }
+    assert_eq!(store.get("ia_race").await.unwrap().as_ref(), Some(winner));
+    let events = events_since(&store, &since).await;
+    assert_eq!(events.len(), 1, "one answered event");
+    assert!(
+        matches!(&events[0].event, StreamEvent::Answered(e) if e.id == "ia_race" && Some(&e.answer) == winner.answer.as_ref())
+    );
+    // A withdraw after the answer changes nothing; an unknown id is not found.
+    assert!(matches!(
+        store.resolve("ia_race", Resolution::Cancel, None).await.unwrap(),
+        ResolveOutcome::AlreadyFinal(ref ia) if ia == winner
+    ));
+    assert_eq!(
+        store
+            .resolve("ia_nope", answer("alice", json!(true)), None)
+            .await
+            .unwrap(),
+        ResolveOutcome::NotFound
+    );
+}
+
+/// The same key and request again replays the first outcome and writes nothing new.
+async fn idempotent_repeat_replays(store: Arc<dyn Store>) {
+    store.insert_ask(question("ia_1", None)).await.unwrap();
+    let since = store.tail_cursor().await.unwrap();
+    let ResolveOutcome::Resolved(first) = store
+        .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
+        .await
+        .unwrap()
+    else {
+        panic!("the first call wins");
+    };
+    for _ in 0..3 {
+        let again = store
+            .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
+            .await
+            .unwrap();
+        assert_eq!(again, ResolveOutcome::Replayed(first.clone()));
+    }
+    assert_eq!(
+        events_since(&store, &since).await.len(),
+        1,
+        "replays emit nothing"
+    );
+    // Without the key, the same request is just late.
+    assert_eq!(
+        store
+            .resolve("ia_1", answer("alice", json!(true)), None)
+            .await
+            .unwrap(),
+        ResolveOutcome::AlreadyFinal(first.clone())
+    );
+    // A decline carrying a key resolves and replays the same way.
+    store.insert_ask(question("ia_2", None)).await.unwrap();
+    let decline = || Resolution::Decline {
+        reason: Some("not now".into()),
+        by: "bob".into(),
+    };
+    let ResolveOutcome::Resolved(declined) = store
+        .resolve("ia_2", decline(), claim("k1", "fp-d"))
+        .await
+        .unwrap()
+    else {
+        panic!("the decline wins");
+    };
+    assert_eq!(declined.status, Status::Declined);
+    assert_eq!(
+        declined.answer.as_ref().and_then(|a| a.reason.as_deref()),
+        Some("not now")
+    );
+    assert_eq!(
+        store
+            .resolve("ia_2", decline(), claim("k1", "fp-d"))
+            .await
+            .unwrap(),
+        ResolveOutcome::Replayed(declined)
+    );
+}
+
+/// The same key with a different request is a conflict, before and after it resolved.
+async fn idempotency_key_conflicts(store: Arc<dyn Store>) {
+    store.insert_ask(question("ia_1", None)).await.unwrap();
+    store
+        .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
+        .await
+        .unwrap();
+    let since = store.tail_cursor().await.unwrap();
+    assert_eq!(
+        store
+            .resolve("ia_1", answer("alice", json!(false)), claim("k1", "fp-b"))
+            .await
+            .unwrap(),
+        ResolveOutcome::IdempotencyConflict
+    );
+    // Another key on a resolved question is simply late.
+    assert!(matches!(
+        store
+            .resolve("ia_1", answer("alice", json!(false)), claim("k2", "fp-b"))
+            .await
+            .unwrap(),
+        ResolveOutcome::AlreadyFinal(_)
+    ));
+    assert!(events_since(&store, &since).await.is_empty());
+    // Keys belong to one interaction: the same key elsewhere is a fresh request.
+    store.insert_ask(question("ia_2", None)).await.unwrap();
+    assert!(matches!(
+        store
+            .resolve("ia_2", answer("alice", json!(false)), claim("k1", "fp-b"))
+            .await
+            .unwrap(),
+        ResolveOutcome::Resolved(_)
+    ));
+}
+
+/// Due questions expire once, even with sweepers racing; later ones stay.
+async fn expire_due_moves_each_once(store: Arc<dyn Store>) {
+    let past = Utc::now() - chrono::Duration::seconds(5);
+    let future = Utc::now() + chrono::Duration::hours(1);
+    for i in 0..5 {
+        store
+            .insert_ask(question(&format!("ia_due{i}"), Some(past)))
+            .await
+            .unwrap();
+    }
+    store
+        .insert_ask(question("ia_later", Some(future)))
+        .await
+        .unwrap();
+    store.insert_ask(question("ia_never", None)).await.unwrap();
+    store
+        .resolve("ia_due4", answer("alice", json!(true)), None)
+        .await
+        .unwrap();
+    let since = store.tail_cursor().await.unwrap();
+
+    let sweeps = (0..4).map(|_| {
+        let store = store.clone();
+        async move { store.expire_due(Utc::now()).await.unwrap() }
+    });
+    let mut expired: Vec<String> = join_all(sweeps).await.into_iter().flatten().collect();
+    expired.sort();
+    assert_eq!(expired, ["ia_due0", "ia_due1", "ia_due2", "ia_due3"]);
+
+    let events = events_since(&store, &since).await;
+    assert_eq!(events.len(), 4, "one removed event each");
+    for event in &events {
+        assert!(matches!(
+            &event.event,
+            StreamEvent::Removed(RemovedEvent {
+                reason: RemovedReason::Expired,
+                ..
+            })
+        ));
+    }
+    for id in ["ia_due0", "ia_due3"] {
+        assert_eq!(
+            store.get(id).await.unwrap().unwrap().status,
+            Status::Expired
+        );
+    }
+    assert_eq!(
+        store.get("ia_due4").await.unwrap().unwrap().status,
+        Status::Answered
+    );
+    assert!(store.expire_due(Utc::now()).await.unwrap().is_empty());
+    assert_eq!(
+        all_pages(&store, StatusFilter::Pending, 10).await,
+        ["ia_never", "ia_later"]
+    );
+    assert_eq!(all_pages(&store, StatusFilter::Expired, 10).await.len(), 4);
+    // An expired question can no longer be answered.
+    assert!(matches!(
+        store
+            .resolve("ia_due0", answer("alice", json!(true)), None)
+            .await
+            .unwrap(),
+        ResolveOutcome::AlreadyFinal(ref ia) if ia.status == Status::Expired
+    ));
+}
+
+/// Resume: every event after a covered cursor; a gap for malformed, foreign or aged-out ones.
+/// Run with a small retention (see the table at the bottom).
+async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
+    let start = store.tail_cursor().await.unwrap();
+    assert_eq!(events_since(&store, &start).await, vec![], "nothing yet");
+
+    let asked = question("ia_first", None);
+    store.insert_ask(asked.clone()).await.unwrap();
+    let events = events_since(&store, &start).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event, StreamEvent::Add(asked.interaction.clone()));
+    let first_cursor = events[0].cursor.clone();
+    assert_eq!(store.tail_cursor().await.unwrap(), first_cursor);
+    assert!(store.is_after(&first_cursor, &start));
+    assert!(!store.is_after(&start, &first_cursor));
+
+    // Enough events to age the first ones out of any bounded window.
+    for i in 0..244 {
+        store
+            .insert_ask(question(&format!("ia_{i}"), None))
+            .await
+            .unwrap();
+    }
+    let recent = store.tail_cursor().await.unwrap();
+    for i in 244..250 {
+        store
+            .insert_ask(question(&format!("ia_{i}"), None))
+            .await
+            .unwrap();
+    }
+    let tail = store.tail_cursor().await.unwrap();
+    assert_eq!(
+        store.events_after(&tail).await.unwrap(),
+        EventsAfter::Events(vec![])
+    );
+    for aged in [&start, &first_cursor] {
+        assert_eq!(
+            store.events_after(aged).await.unwrap(),
+            EventsAfter::Gap(ResetReason::AgedOut),
+            "cursor {aged} fell out of the window"
+        );
+    }
+    // The newest few are still covered, complete and in order.
+    let recent_events = events_since(&store, &recent).await;
+    let ids: Vec<_> = recent_events
+        .iter()
+        .filter_map(|e| e.event.interaction_id())
+        .collect();
+    assert_eq!(
+        ids,
+        ["ia_244", "ia_245", "ia_246", "ia_247", "ia_248", "ia_249"]
+    );
+    assert_eq!(
+        recent_events.last().map(|e| e.cursor.as_str()),
+        Some(tail.as_str())
+    );
+    for pair in recent_events.windows(2) {
+        assert!(store.is_after(&pair[1].cursor, &pair[0].cursor));
+    }
+    // A cursor this stream never issued (past its tail) cannot be resumed either.
+    let beyond = if tail.contains('-') {
+        "99999999999999-0"
+    } else {
+        "99999999"
+    };
+    assert_eq!(
+        store.events_after(beyond).await.unwrap(),
+        EventsAfter::Gap(ResetReason::AgedOut)
+    );
+    for malformed in ["", "abc", "12-x", "-1", "1.5"] {
+        assert_eq!(
+            store.events_after(malformed).await.unwrap(),
+            EventsAfter::Gap(ResetReason::MalformedId),
+            "{malformed:?}"
+        );
+    }
+}
+
+async fn next_event(live: &mut tokio::sync::broadcast::Receiver<StoredEvent>) -> StoredEvent {
+    tokio::time::timeout(Duration::from_secs(10), live.recv())
+        .await
+        .expect("a live event within 10 s")
+        .expect("the live feed stays open")
+}
+
+/// Live events reach a subscriber exactly once each, in cursor order, matching what a
+/// resume would read — also when several writers race.
+async fn live_subscription_is_ordered(store: Arc<dyn Store>) {
+    let since = store.tail_cursor().await.unwrap();
+    let mut live = store.subscribe();
+    let writers = (0..4).map(|w| {
+        let store = store.clone();
+        async move {
+            for i in 0..5 {
+                let id = format!("ia_w{w}_{i}");
+                store.insert_ask(question(&id, None)).await.unwrap();
+                if i % 2 == 0 {
+                    store
+                        .resolve(&id, answer("alice", json!(true)), None)
+                        .await
+                        .unwrap();
+                }
+            }
+        }
+    });
+    join_all(writers).await;
+    let expected = events_since(&store, &since).await;
+    assert_eq!(expected.len(), 4 * (5 + 3));
+    let mut received = Vec::new();
+    for _ in 0..expected.len() {
+        received.push(next_event(&mut live).await);
+    }
+    assert_eq!(received, expected, "live order is the stream order");
+    for pair in received.windows(2) {
+        assert!(store.is_after(&pair[1].cursor, &pair[0].cursor));
+    }
+    // And nothing more arrives.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), live.recv())
+            .await
+            .is_err()
+    );
+}
+
+/// Inline media bytes come back exactly; an unknown id is none.
+async fn media_round_trips(store: Arc<dyn Store>) {
+    let mut ask = question("ia_media", None);
+    let bytes: Vec<u8> = (0..=255u8).chain([0, 0, 255]).collect();
+    ask.interaction.media = vec![MediaItem {
+        kind: MediaKind::Image,
+        url: "/api/interactions/media/md_one".into(),
+        caption: Some("a chart".into()),
+        filename: None,
+    }];
+    ask.media = vec![
+        MediaBlob {
+            id: "md_one".into(),
+            content_type: "image/png".into(),
+            bytes: bytes.clone(),
+        },
+        MediaBlob {
+            id: "md_two".into(),
+            content_type: "image/gif".into(),
+            bytes: b"GIF89a".to_vec(),
+        },
+    ];
+    store.insert_ask(ask.clone()).await.unwrap();
+    let one = store.get_media("md_one").await.unwrap().unwrap();
+    assert_eq!(one.content_type, "image/png");
+    assert_eq!(one.bytes, bytes);
+    assert_eq!(
+        store.get_media("md_two").await.unwrap().unwrap().bytes,
+        b"GIF89a"
+    );
+    assert_eq!(store.get_media("md_nope").await.unwrap(), None);
+    assert_eq!(
+        store.get("ia_media").await.unwrap().unwrap().media,
+        ask.interaction.media
+    );
+}
+
+/// A callback ticket finds its interaction in any status; an unknown one finds nothing.
+async fn ticket_finds_its_interaction(store: Arc<dyn Store>) {
+    let mut ask = question("ia_ext", None);
+    ask.interaction.answer_format = AnswerFormat::External;
+    ask.ticket = Some("cb_secret_ticket".into());
+    store.insert_ask(ask.clone()).await.unwrap();
+    store.insert_ask(question("ia_other", None)).await.unwrap();
+    assert_eq!(
+        store.ticket_lookup("cb_secret_ticket").await.unwrap(),
+        Some(ask.interaction.clone())
+    );
+    store
+        .resolve("ia_ext", answer("callback", json!({"signed": true})), None)
+        .await
+        .unwrap();
+    let found = store
+        .ticket_lookup("cb_secret_ticket")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.id, "ia_ext");
+    assert_eq!(found.status, Status::Answered);
+    assert_eq!(store.ticket_lookup("cb_unknown").await.unwrap(), None);
+    assert_eq!(store.get("ia_unknown").await.unwrap(), None);
+    store.ping().await.unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two stores
+
+/// A store and whatever must outlive it (SQLite's directory).
+struct Harness {
+    store: Arc<dyn Store>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+async fn sqlite(retention: usize) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("inbox.sqlite3"), retention).unwrap();
+    Harness {
+        store: Arc::new(store),
+        _dir: Some(dir),
+    }
+}
+
+async fn redis(test: &str, retention: usize) -> Option<Harness> {
+    let url = redis_env::url(test)?;
+    let prefix = redis_env::unique_prefix(test);
+    let store = RedisStore::connect(&url, &prefix, retention)
+        .await
+        .unwrap_or_else(|e| panic!("cannot reach Redis at {url}: {e}"));
+    Some(Harness {
+        store: Arc::new(store),
+        _dir: None,
+    })
+}
+
+/// `behaviour => retention`: one test per store per behaviour.
+macro_rules! conformance {
+    ($($behaviour:ident => $retention:expr),* $(,)?) => {
+        mod sqlite_store {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $behaviour() {
+                    let harness = super::sqlite($retention).await;
+                    super::$behaviour(harness.store.clone()).await;
+                }
+            )*
+        }
+        mod redis_store {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $behaviour() {
+                    let Some(harness) = super::redis(stringify!($behaviour), $retention).await
+                    else {
+                        return;
+                    };
+                    super::$behaviour(harness.store.clone()).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance! {
+    paging_has_no_duplicates_or_gaps => 1000,
+    resolve_has_a_single_winner => 1000,
+    idempotent_repeat_replays => 1000,
+    idempotency_key_conflicts => 1000,
+    expire_due_moves_each_once => 1000,
+    events_after_resumes_or_reports_a_gap => 20,
+    live_subscription_is_ordered => 1000,
+    media_round_trips => 1000,
+    ticket_finds_its_interaction => 1000,
+}
