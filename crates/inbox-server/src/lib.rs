@@ -1,6 +1,36 @@
-//! The interactions server: the HTTP doors of the wire contract, the SSE stream, the expiry
-//! sweeper and the stores behind them (embedded SQLite by default).
+//! The interactions server: the HTTP doors of the wire contract (`docs/api.md`), the tail-only
+//! SSE stream, the expiry sweeper, and the stores behind them (embedded SQLite by default).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), inbox_server::ServerError> {
+//! let config = inbox_server::ServerConfig::new(
+//!     "127.0.0.1:8790".parse().unwrap(),
+//!     "/tmp/inbox-data".into(),
+//! );
+//! let server = inbox_server::start(config).await?;
+//! println!("listening on {}", server.base_url);
+//! server.wait().await
+//! # }
+//! ```
 
-pub mod store;
-
+mod auth;
+mod body;
+mod config;
+mod error;
 mod ids;
+mod routes;
+mod server;
+mod state;
+pub mod store;
+mod stream;
+mod sweeper;
+mod tokens_file;
+
+pub use config::{Role, ServerConfig, TokenSpec, TokenSpecError};
+pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
+pub use state::AppState;
+
+/// Every door of the contract on one router, for tests that drive it directly.
+pub fn app(state: AppState) -> axum::Router {
+    routes::router(state)
+}

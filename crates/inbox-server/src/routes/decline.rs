@@ -1,0 +1,38 @@
+//! `POST /api/interactions/{id}/decline` — a reviewer says no to the whole question.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use inbox_protocol::validate::validate_decline;
+use inbox_protocol::{DeclineRequest, ResolveResponse};
+
+use super::PathId;
+use super::resolution::{claim, idempotency_key, respond};
+use crate::auth::Principal;
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Resolution;
+
+pub async fn decline(
+    State(state): State<AppState>,
+    principal: Principal,
+    PathId(id): PathId,
+    headers: HeaderMap,
+    JsonBody(req): JsonBody<DeclineRequest>,
+) -> Result<Json<ResolveResponse>, ApiError> {
+    principal.require_reviewer()?;
+    let key = idempotency_key(&headers)?;
+    validate_decline(&req)?;
+    let fingerprint_body = serde_json::to_value(&req).unwrap_or_default();
+    let claim = claim(key, "decline", &principal.name, &fingerprint_body);
+    let resolution = Resolution::Decline {
+        reason: req.reason,
+        by: principal.name,
+    };
+    let outcome = state.store().resolve(&id, resolution, claim).await?;
+    if matches!(outcome, crate::store::ResolveOutcome::Resolved(_)) {
+        tracing::info!(interaction = %id, "declined");
+    }
+    respond(outcome)
+}

@@ -1,0 +1,96 @@
+//! The HTTP doors, one file each, and the router that puts them at the contract's paths.
+
+mod answer;
+mod ask;
+mod callback;
+mod decline;
+mod health;
+mod list;
+mod media;
+mod read;
+mod resolution;
+mod wait;
+mod withdraw;
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Path};
+use axum::http::Request;
+use axum::http::request::Parts;
+use axum::routing::{get, post};
+use inbox_protocol::caps::REQUEST_BODY_MAX_BYTES;
+use inbox_protocol::paths;
+use tower_http::trace::TraceLayer;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route(paths::INTERACTIONS, get(list::list).post(ask::ask))
+        .route(paths::STREAM, get(crate::stream::stream))
+        .route(
+            "/api/interactions/{id}",
+            get(read::read).delete(withdraw::withdraw),
+        )
+        .route("/api/interactions/{id}/answer", post(answer::answer))
+        .route("/api/interactions/{id}/decline", post(decline::decline))
+        .route("/api/interactions/{id}/wait", get(wait::wait))
+        .route("/api/interactions/media/{id}", get(media::media))
+        .route(
+            "/api/interactions/callback/{ticket}",
+            get(callback::confirm_page).post(callback::submit),
+        )
+        .route(paths::HEALTHZ, get(health::healthz))
+        .route(paths::READYZ, get(health::readyz))
+        .fallback(unknown_route)
+        .layer(DefaultBodyLimit::max(REQUEST_BODY_MAX_BYTES))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
+        .with_state(state)
+}
+
+/// A span per request naming the route template, never the concrete URI: URIs can hold a
+/// callback ticket or a media id, both bearer capabilities.
+fn request_span<B>(req: &Request<B>) -> tracing::Span {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str);
+    tracing::info_span!("request", method = %req.method(), route)
+}
+
+async fn unknown_route() -> ApiError {
+    ApiError::new(inbox_protocol::ErrorCode::NotFound, "no such door")
+}
+
+/// The single path parameter of a door. A parameter axum cannot decode is just "not found".
+pub struct PathId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(id)| PathId(id))
+            .map_err(|_| ApiError::not_found())
+    }
+}
+
+/// Query parameters, decoded leniently (axum's `Query` would answer a bad one in plain text).
+pub struct QueryParams(pub HashMap<String, String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or("");
+        Ok(QueryParams(
+            url::form_urlencoded::parse(query.as_bytes())
+                .into_owned()
+                .collect(),
+        ))
+    }
+}

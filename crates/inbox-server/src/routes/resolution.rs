@@ -1,0 +1,110 @@
+//! What the answer, decline and withdraw doors share: the idempotency key and turning a
+//! store outcome into the contract's response.
+
+use axum::Json;
+use axum::http::HeaderMap;
+use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
+use inbox_protocol::{ErrorCode, ResolveResponse, Status, paths};
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::store::{IdempotencyClaim, ResolveOutcome};
+
+/// The `Idempotency-Key` header, if sent: 1..=200 visible ASCII characters.
+pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(raw) = headers.get(paths::IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let refuse = || {
+        ApiError::new(
+            ErrorCode::InvalidField,
+            format!(
+                "Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters"
+            ),
+        )
+        .with_field("Idempotency-Key")
+    };
+    let key = raw.to_str().map_err(|_| refuse())?;
+    if key.is_empty()
+        || key.len() > IDEMPOTENCY_KEY_MAX_CHARS
+        || !key.bytes().all(|b| b.is_ascii_graphic())
+    {
+        return Err(refuse());
+    }
+    Ok(Some(key.to_owned()))
+}
+
+/// Ties a key to what was asked with it: the door, who called, and the body. The same key
+/// with any difference in these is a conflict, not a replay.
+pub fn claim(
+    key: Option<String>,
+    door: &str,
+    principal: &str,
+    body: &Value,
+) -> Option<IdempotencyClaim> {
+    key.map(|key| IdempotencyClaim {
+        key,
+        fingerprint: format!("{door}\n{principal}\n{}", canonical_json(body)),
+    })
+}
+
+/// JSON text with object keys sorted at every level, so key order never matters.
+fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical_json(v)))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", inner.join(","))
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
+/// Answer and decline: the winner (or a replay) is `200`; a question a person already
+/// resolved is `409 already_answered` with the winner; anything else final is `404`.
+pub fn respond(outcome: ResolveOutcome) -> Result<Json<ResolveResponse>, ApiError> {
+    match outcome {
+        ResolveOutcome::Resolved(ia) | ResolveOutcome::Replayed(ia) => Ok(Json(ResolveResponse {
+            status: ia.status,
+            interaction: ia,
+        })),
+        ResolveOutcome::AlreadyFinal(ia)
+            if matches!(ia.status, Status::Answered | Status::Declined) =>
+        {
+            Err(ApiError::already_answered(ia))
+        }
+        ResolveOutcome::AlreadyFinal(_) | ResolveOutcome::NotFound => Err(ApiError::not_found()),
+        ResolveOutcome::IdempotencyConflict => Err(ApiError::new(
+            ErrorCode::IdempotencyConflict,
+            "this Idempotency-Key was used for a different request",
+        )
+        .with_field("Idempotency-Key")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn canonical_json_ignores_key_order() {
+        let a = json!({"b": [1, {"y": 1, "x": "q\""}], "a": null});
+        let b: Value =
+            serde_json::from_str(r#"{"a": null, "b": [1, {"x": "q\"", "y": 1}]}"#).unwrap();
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_ne!(
+            canonical_json(&json!([1, 2])),
+            canonical_json(&json!([2, 1]))
+        );
+    }
+}

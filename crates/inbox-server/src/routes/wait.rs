@@ -1,0 +1,74 @@
+//! `GET /api/interactions/{id}/wait?timeout_s=` — its asker long-polls: `200` with the
+//! resolved interaction, `202` with it still pending. Wakes on the live event bus.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use inbox_protocol::Interaction;
+use inbox_protocol::caps::WAIT_MAX_SECONDS;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::{PathId, QueryParams};
+use crate::auth::Principal;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// `timeout_s` when absent.
+const WAIT_DEFAULT_SECONDS: u64 = 30;
+
+pub async fn wait(
+    State(state): State<AppState>,
+    principal: Principal,
+    PathId(id): PathId,
+    QueryParams(params): QueryParams,
+) -> Result<(StatusCode, Json<Interaction>), ApiError> {
+    principal.require_asker()?;
+    let timeout_s = match params.get("timeout_s") {
+        None => WAIT_DEFAULT_SECONDS,
+        Some(s) => s.parse::<u64>().map_err(|_| {
+            ApiError::invalid_query("timeout_s", "timeout_s is a whole number of seconds")
+        })?,
+    }
+    .min(WAIT_MAX_SECONDS);
+    // Subscribe before reading, so a resolution between the read and the wait still wakes us.
+    let mut live = state.store().subscribe();
+    let mut ia = state
+        .store()
+        .get(&id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    if !principal.is_asker_of(&ia) {
+        return Err(ApiError::not_found());
+    }
+    let deadline = tokio::time::sleep(Duration::from_secs(timeout_s));
+    tokio::pin!(deadline);
+    let stopping = state.stopping();
+    tokio::pin!(stopping);
+    while ia.is_pending() {
+        let recheck = tokio::select! {
+            received = live.recv() => match received {
+                Ok(event) => event.event.interaction_id() == Some(id.as_str()),
+                // Missed events might include ours: look again.
+                Err(RecvError::Lagged(_)) => true,
+                Err(RecvError::Closed) => break,
+            },
+            () = &mut deadline => break,
+            () = &mut stopping => break,
+        };
+        if recheck {
+            ia = state
+                .store()
+                .get(&id)
+                .await?
+                .ok_or_else(ApiError::not_found)?;
+        }
+    }
+    let status = if ia.is_pending() {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(ia)))
+}
