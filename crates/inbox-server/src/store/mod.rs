@@ -5,6 +5,7 @@
 //! with `XADD`/`XREAD`, single-winner resolution as one Lua script). Cursors are opaque strings
 //! at this boundary: SQLite uses a decimal sequence number, Redis would use the stream id.
 
+pub mod redis;
 pub mod sqlite;
 
 use async_trait::async_trait;
@@ -13,6 +14,7 @@ use inbox_protocol::{Interaction, InteractionPage, ResetReason, StatusFilter, St
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
+pub use self::redis::RedisStore;
 pub use sqlite::SqliteStore;
 
 /// One event as the stream carries it: its cursor (the SSE `id:`) and the event.
