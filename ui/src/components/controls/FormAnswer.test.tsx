@@ -149,4 +149,96 @@ describe("form questions", () => {
     expect(within(rollback).getAllByRole("option").map((o) => o.textContent)).toEqual(expect.arrayContaining(["Automatic", "Manual"]));
     expect(screen.queryByText(/Unsupported field schema/)).toBeNull();
   });
+
+  it("per-page validation blocks Next at an invalid array item, and lets it pass once fixed", async () => {
+    const { backend, user } = await renderApp([
+      card(
+        "local",
+        interaction({
+          id: "ia_people",
+          prompt: "Who should hear about it?",
+          answer_format: "form",
+          schema: {
+            type: "object",
+            properties: {
+              contacts: { type: "array", title: "Contacts", items: { type: "string", title: "Contact", format: "email" } },
+              note: { type: "string", title: "Note", maxLength: 5 },
+            },
+          },
+          data: { values: { contacts: ["ada@example.com", "not-an-email"] }, options: {} },
+          pages: [
+            { title: "People", fields: ["contacts"] },
+            { title: "Notes", fields: ["note"] },
+          ],
+        }),
+      ),
+    ]);
+    const contacts = pane().getAllByRole("textbox", { name: /Contact/ });
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · People");
+    // The error sits at the second item, not at the first nor at the list.
+    const second = contacts[1].closest(".form-group") as HTMLElement;
+    expect(within(second).getByText('must match format "email"')).toBeInTheDocument();
+    expect(within(contacts[0].closest(".form-group") as HTMLElement).queryByText(/must match format/)).toBeNull();
+
+    await user.clear(contacts[1]);
+    await user.type(contacts[1], "grace@example.com");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Notes");
+
+    // Page 2 is checked on its own Review.
+    await user.type(pane().getByRole("textbox", { name: /Note/ }), "far too long");
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Notes");
+    expect(pane().getByText("must NOT have more than 5 characters")).toBeInTheDocument();
+    expect(backend.calls.some((c) => c.command === "answer_interaction")).toBe(false);
+  });
+
+  it("a rule spanning pages is checked on Submit and sends the person to the field it names", async () => {
+    const schema = { ...releaseFormSchema, dependentRequired: { rollback: ["tags"] } };
+    const { backend, user } = await renderApp([releaseCard({ schema })]);
+    await user.selectOptions(pane().getByRole("combobox", { name: /Release date/ }), "Monday 1 December");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    await user.type(pane().getByRole("textbox", { name: /Name/ }), "Ada");
+    await user.type(pane().getByRole("textbox", { name: /Email/ }), "ada@example.com");
+    // The page alone is fine: the rule ties rollback (chosen) to tags (left empty) across the form.
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    expect(stepHeading()).toHaveTextContent("Review your answer");
+    await user.click(pane().getByRole("button", { name: "Submit" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
+    expect(pane().getByText(/must have property tags when property rollback is present/)).toBeInTheDocument();
+    expect(backend.calls.some((c) => c.command === "answer_interaction")).toBe(false);
+  });
+
+  it("a oneOf of objects opens on the option its prefilled value fits, references resolved from the root", async () => {
+    await renderApp([
+      card(
+        "local",
+        interaction({
+          id: "ia_reach",
+          prompt: "How do we reach you?",
+          answer_format: "form",
+          schema: {
+            type: "object",
+            $defs: { phone: { type: "string", pattern: "^\\+?[0-9 ]+$" } },
+            properties: {
+              reach: {
+                title: "Reach me by",
+                // The options differ only in what their one field accepts, so only validating the
+                // value (through the $ref) can tell which one it is.
+                oneOf: [
+                  { title: "Email", type: "object", properties: { to: { type: "string", format: "email", title: "Address" } }, required: ["to"] },
+                  { title: "Phone", type: "object", properties: { to: { $ref: "#/$defs/phone", title: "Phone number" } }, required: ["to"] },
+                ],
+              },
+            },
+          },
+          data: { values: { reach: { to: "+44 20 7946 0000" } }, options: {} },
+        }),
+      ),
+    ]);
+    const choice = pane().getAllByRole("combobox")[0] as HTMLSelectElement;
+    expect(choice.selectedOptions[0]?.textContent).toBe("Phone");
+    expect(pane().getByRole("textbox", { name: /Phone number/ })).toHaveValue("+44 20 7946 0000");
+  });
 });

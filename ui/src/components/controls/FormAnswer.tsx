@@ -1,7 +1,9 @@
-import Form from "@rjsf/core";
+// The Form module itself: @rjsf/core's index also exports a test helper that imports
+// @rjsf/validator-ajv8, the eval-based validator this window cannot run and does not install.
+import Form from "@rjsf/core/lib/components/Form.js";
 import type { ErrorSchema, RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
 import { useMemo, useState } from "react";
+import { formValidator as validator } from "../../forms/formValidator";
 import type { BackendError } from "../../backend/BackendError";
 import type { Interaction } from "../../backend/types";
 import { formButtonTemplates } from "./formTemplates";
