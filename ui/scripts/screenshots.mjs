@@ -1,24 +1,37 @@
 // Drives headless Chromium over the built UI (fake backend) and writes PNGs to
-// ../artifacts/screenshots/ for a person to look at.
+// ../artifacts/screenshots/ for a person to look at. The app is served under the desktop window's
+// Content-Security-Policy: a refused script on any page, or a form that does not validate under the
+// policy, fails the run; other refusals (a remote video, say) are printed as warnings.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, serveDist } from "./serveDist.mjs";
+import { watchCsp } from "./cspWatch.mjs";
+import { checkFormUnderCsp } from "./formUnderCsp.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, CONTENT_SECURITY_POLICY, serveDist } from "./serveDist.mjs";
 
 const OUT = fileURLToPath(new URL("../../artifacts/screenshots/", import.meta.url));
 await mkdir(OUT, { recursive: true });
-const server = await serveDist();
+const server = await serveDist({ headers: { "content-security-policy": CONTENT_SECURITY_POLICY } });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 const written = [];
+const watched = [];
+let reported = false;
 
 async function page(query, colorScheme = "light") {
   const context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme, deviceScaleFactor: 1 });
   const p = await context.newPage();
   p.on("pageerror", (e) => console.error("page error:", e.message));
+  watched.push({ query, csp: await watchCsp(p) });
   await p.goto(`${server.url}?fake&${query}`);
   await p.waitForSelector(".app .statusbar");
   await p.waitForTimeout(300);
   return p;
+}
+
+async function refusals(kind = "violations") {
+  const out = [];
+  for (const w of watched) for (const v of await w.csp[kind]()) out.push(`?${w.query}: ${v}`);
+  return out;
 }
 
 async function shot(p, name) {
@@ -67,6 +80,18 @@ try {
 
   p = await page("items=10000&view=all");
   await shot(p, "12-ten-thousand");
+
+  for (const r of await refusals()) console.warn(`warning: CSP refused ${r}`);
+  reported = true;
+  const scripts = await refusals("scriptViolations");
+  if (scripts.length > 0) throw new Error(`the Content-Security-Policy refused script:\n  ${scripts.join("\n  ")}`);
+
+  const { answer } = await checkFormUnderCsp(browser, server.url);
+  console.log(`form under CSP: validated and answered ${JSON.stringify(answer)}`);
+} catch (e) {
+  // A step that timed out is often the policy's doing: say what it refused.
+  if (!reported) for (const r of await refusals()) console.error(`CSP refused ${r}`);
+  throw e;
 } finally {
   await browser.close();
   await server.close();
