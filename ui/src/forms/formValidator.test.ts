@@ -105,6 +105,56 @@ describe("the form validator maps errors to fields", () => {
     expect(errors).toHaveLength(4);
   });
 
+  it("maps the less common keywords to their field with Ajv's wording", () => {
+    // 2019-09/2020-12 keywords: newer than the JSON Schema 7 type rjsf declares.
+    const s = {
+      type: "object",
+      properties: {
+        unique: { type: "array", uniqueItems: true },
+        some: { type: "array", contains: { type: "number" }, minContains: 2 },
+        keys: { type: "object", propertyNames: { pattern: "^[a-z]+$" } },
+        pair: { type: "array", prefixItems: [{ type: "string" }], items: false },
+        closed: { type: "object", properties: { a: {} }, unevaluatedProperties: false },
+        code: { type: "string", minLength: 3, pattern: "^x" },
+        step: { type: "number", multipleOf: 5 },
+        fixed: { const: "k" },
+        notText: { not: { type: "string" } },
+        either: { anyOf: [{ type: "string" }, { type: "number" }] },
+        deps: { type: "object", dependentRequired: { x: ["y"] } },
+      },
+    } as RJSFSchema;
+    const data = {
+      unique: [1, 2, 1],
+      some: [1, "a"],
+      keys: { Bad: 1, ok: 2 },
+      pair: ["a", 1, 2],
+      closed: { a: 1, b: 2 },
+      code: "ab",
+      step: 7,
+      fixed: "j",
+      notText: "s",
+      either: true,
+      deps: { x: 1 },
+    };
+    const seen = errorsOf(data, s).errors.map((e) => [e.property, e.message, e.params]);
+    expect(seen).toEqual([
+      [".unique", "must NOT have duplicate items (items ## 2 and 0 are identical)", { i: 0, j: 2 }],
+      [".some", "must contain at least 2 valid item(s)", { minContains: 2 }],
+      [".keys", "property name must be valid", { propertyName: "Bad" }],
+      [".pair", "must NOT have more than 1 items", { limit: 1 }],
+      [".closed", "must NOT have unevaluated properties", { unevaluatedProperty: "b" }],
+      [".code", "must NOT have fewer than 3 characters", { limit: 3 }],
+      [".code", 'must match pattern "^x"', { pattern: "^x" }],
+      [".step", "must be multiple of 5", { multipleOf: 5 }],
+      [".fixed", "must be equal to constant", { allowedValue: "k" }],
+      [".notText", "must NOT be valid", {}],
+      [".either", "must match a schema in anyOf", {}],
+      [".either", "must be string", { type: "string" }],
+      [".either", "must be number", { type: "number" }],
+      [".deps.y", "must have property y when property x is present", { property: "x", missingProperty: "y", depsCount: 1, deps: "y" }],
+    ]);
+  });
+
   it("follows $ref into definitions and reports at the data's path", () => {
     const s: RJSFSchema = {
       type: "object",

@@ -246,11 +246,12 @@ export function collectIssues(units: OutputUnit[], prepared: PreparedSchema, ins
       case "uniqueItems": {
         const items = valueAt(instance, at);
         const list = Array.isArray(items) ? items : [];
+        // As Ajv named them: i the earlier of the first identical pair, j the later.
         let pair = { i: 0, j: 0 };
-        search: for (let j = 0; j < list.length; j++) {
-          for (let i = j + 1; i < list.length; i++) {
-            if (sameJson(list[i], list[j])) {
-              pair = { i, j };
+        search: for (let earlier = 0; earlier < list.length; earlier++) {
+          for (let later = earlier + 1; later < list.length; later++) {
+            if (sameJson(list[earlier], list[later])) {
+              pair = { i: earlier, j: later };
               break search;
             }
           }
