@@ -60,7 +60,9 @@ pub fn default_data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir).join("interactions-inbox");
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
     home.join(".local/share/interactions-inbox")
 }
 
@@ -73,14 +75,18 @@ struct TokenEntry {
 fn local_token(dir: &Path, acting: Acting) -> anyhow::Result<Token> {
     let path = dir.join("tokens.json");
     let text = std::fs::read_to_string(&path)?;
-    let entries: Vec<TokenEntry> =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a tokens file", path.display()))?;
+    let entries: Vec<TokenEntry> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a tokens file", path.display()))?;
     let pick = entries
         .iter()
         .find(|e| e.role == acting.role_name())
         .or_else(|| entries.iter().find(|e| e.role == "admin"));
     match pick {
         Some(e) => Ok(Token::new(e.secret.clone())),
-        None => bail!("no `{}` or `admin` token in {}", acting.role_name(), path.display()),
+        None => bail!(
+            "no `{}` or `admin` token in {}",
+            acting.role_name(),
+            path.display()
+        ),
     }
 }

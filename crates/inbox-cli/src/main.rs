@@ -31,6 +31,7 @@ enum Command {
     Decline(commands::answer::DeclineArgs),
     Withdraw(commands::show::WithdrawArgs),
     Demo(commands::demo::Args),
+    Tail(commands::tail::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -59,6 +60,7 @@ fn main() -> std::process::ExitCode {
             Command::Decline(args) => commands::answer::run_decline(args).await,
             Command::Withdraw(args) => commands::show::run_withdraw(args).await,
             Command::Demo(args) => commands::demo::run(args).await,
+            Command::Tail(args) => commands::tail::run(args).await,
         }
     });
     match result {

@@ -23,7 +23,11 @@ impl Drop for Server {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn start_server() -> Server {
@@ -31,7 +35,12 @@ fn start_server() -> Server {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let child = Command::new(INBOX)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--data-dir",
+        ])
         .arg(dir.path())
         .env_remove("INBOX_TOKENS")
         .stdout(Stdio::null())
@@ -74,8 +83,11 @@ fn ask_in_background(server: &Server, args: &[&str]) -> (Child, String) {
         .spawn()
         .expect("spawn inbox ask");
     let stderr = child.stderr.take().unwrap();
+    let mut reader = BufReader::new(stderr);
     let mut line = String::new();
-    BufReader::new(stderr).read_line(&mut line).unwrap();
+    reader.read_line(&mut line).unwrap();
+    // Keep draining: a closed pipe would make the child's later messages fail.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let id = line
         .split_whitespace()
         .find(|w| w.starts_with("ia_"))
@@ -94,11 +106,23 @@ fn a_sync_ask_returns_the_answer_given_through_inbox_answer() {
     let server = start_server();
     let (asker, id) = ask_in_background(
         &server,
-        &["ask", "Which region?", "--format", "select", "-o", "eu=Europe", "-o", "us=US East"],
+        &[
+            "ask",
+            "Which region?",
+            "--format",
+            "select",
+            "-o",
+            "eu=Europe",
+            "-o",
+            "us=US East",
+        ],
     );
     let listed = run(&server, &["list", "--json"]);
     assert!(listed.status.success(), "{listed:?}");
-    assert!(stdout(&listed).contains(&id), "the pending list shows the ask");
+    assert!(
+        stdout(&listed).contains(&id),
+        "the pending list shows the ask"
+    );
 
     // By label: the CLI maps it to the option's value.
     let answered = run(&server, &["answer", &id, "US East"]);
@@ -106,17 +130,33 @@ fn a_sync_ask_returns_the_answer_given_through_inbox_answer() {
 
     let (code, out) = exit_code(asker);
     assert_eq!(code, 0);
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), "us");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap(),
+        "us"
+    );
 }
 
 #[test]
 fn each_format_round_trips_with_its_typed_answer() {
     let server = start_server();
-    let schema = r#"{"type":"object","required":["count"],"properties":{"count":{"type":"integer"}}}"#;
+    let schema =
+        r#"{"type":"object","required":["count"],"properties":{"count":{"type":"integer"}}}"#;
     let cases: [(&[&str], &str, serde_json::Value); 3] = [
-        (&["ask", "Deploy?", "--format", "confirm"], "yes", serde_json::json!(true)),
-        (&["ask", "Headline?", "-o", "Faster builds"], "42", serde_json::json!("42")),
-        (&["ask", "How many?", "--format", "form", "--schema", schema], r#"{"count":3}"#, serde_json::json!({"count": 3})),
+        (
+            &["ask", "Deploy?", "--format", "confirm"],
+            "yes",
+            serde_json::json!(true),
+        ),
+        (
+            &["ask", "Headline?", "-o", "Faster builds"],
+            "42",
+            serde_json::json!("42"),
+        ),
+        (
+            &["ask", "How many?", "--format", "form", "--schema", schema],
+            r#"{"count":3}"#,
+            serde_json::json!({"count": 3}),
+        ),
     ];
     for (ask, answer, want) in cases {
         let (asker, id) = ask_in_background(&server, ask);
@@ -124,14 +164,19 @@ fn each_format_round_trips_with_its_typed_answer() {
         assert!(answered.status.success(), "{answered:?}");
         let (code, out) = exit_code(asker);
         assert_eq!(code, 0, "{ask:?}");
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), want, "{ask:?}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&out).unwrap(),
+            want,
+            "{ask:?}"
+        );
     }
 }
 
 #[test]
 fn declined_and_expired_asks_exit_with_their_own_codes() {
     let server = start_server();
-    let (asker, id) = ask_in_background(&server, &["ask", "Drop the table?", "--format", "confirm"]);
+    let (asker, id) =
+        ask_in_background(&server, &["ask", "Drop the table?", "--format", "confirm"]);
     let declined = run(&server, &["decline", &id, "--reason", "not today"]);
     assert!(declined.status.success(), "{declined:?}");
     assert_eq!(exit_code(asker).0, 10);
@@ -159,7 +204,12 @@ fn demo_asks_one_question_of_every_format() {
     let listed = run(&server, &["list", "--json"]);
     let formats: std::collections::BTreeSet<String> = stdout(&listed)
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["answer_format"].as_str().unwrap().to_owned())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["answer_format"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert_eq!(
         formats.into_iter().collect::<Vec<_>>(),
@@ -171,7 +221,9 @@ fn demo_asks_one_question_of_every_format() {
 fn help_describes_every_command() {
     let out = Command::new(INBOX).arg("--help").output().unwrap();
     let text = stdout(&out);
-    for cmd in ["serve", "ask", "list", "answer", "decline", "withdraw", "demo"] {
+    for cmd in [
+        "serve", "ask", "list", "answer", "decline", "withdraw", "demo",
+    ] {
         assert!(text.contains(cmd), "--help lists `{cmd}`");
     }
 }

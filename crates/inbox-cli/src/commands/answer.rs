@@ -41,7 +41,10 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
         None => None,
     };
     let key = args.idempotency_key.unwrap_or_else(new_idempotency_key);
-    let request = AnswerRequest { answer: value, params };
+    let request = AnswerRequest {
+        answer: value,
+        params,
+    };
     match client.answer(&args.id, &request, &key).await {
         Ok(resolved) => {
             print_json(&resolved.interaction.answer)?;
@@ -65,8 +68,13 @@ pub struct DeclineArgs {
 
 pub async fn run_decline(args: DeclineArgs) -> anyhow::Result<u8> {
     let client = args.conn.client(Acting::Reviewer)?;
-    let request = DeclineRequest { reason: args.reason };
-    match client.decline(&args.id, &request, &new_idempotency_key()).await {
+    let request = DeclineRequest {
+        reason: args.reason,
+    };
+    match client
+        .decline(&args.id, &request, &new_idempotency_key())
+        .await
+    {
         Ok(resolved) => {
             eprintln!("declined {}", resolved.interaction.id);
             Ok(exit::ANSWERED)
@@ -106,11 +114,20 @@ pub fn coerce_answer(interaction: &Interaction, text: &str) -> anyhow::Result<Va
                 .options
                 .iter()
                 .find(|o| o.value == text)
-                .or_else(|| interaction.options.iter().find(|o| o.label.as_deref() == Some(text)));
+                .or_else(|| {
+                    interaction
+                        .options
+                        .iter()
+                        .find(|o| o.label.as_deref() == Some(text))
+                });
             match chosen {
                 Some(o) => Value::String(o.value.clone()),
                 None => {
-                    let values: Vec<&str> = interaction.options.iter().map(|o| o.value.as_str()).collect();
+                    let values: Vec<&str> = interaction
+                        .options
+                        .iter()
+                        .map(|o| o.value.as_str())
+                        .collect();
                     bail!("`{text}` is not one of the options: {}", values.join(", "))
                 }
             }

@@ -105,7 +105,13 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
 async fn wait_until_resolved(client: &ApiClient, id: &str) -> anyhow::Result<Interaction> {
     let mut failures = 0u32;
     loop {
-        match client.wait(id, Duration::from_secs(inbox_protocol::caps::WAIT_MAX_SECONDS)).await {
+        match client
+            .wait(
+                id,
+                Duration::from_secs(inbox_protocol::caps::WAIT_MAX_SECONDS),
+            )
+            .await
+        {
             Ok(WaitOutcome::Resolved(ia)) => return Ok(ia),
             Ok(WaitOutcome::Pending) => failures = 0,
             // A restarting server is not the end of the wait: keep trying with a short pause.
@@ -126,7 +132,11 @@ fn report(ia: Interaction, full: bool) -> anyhow::Result<u8> {
     match ia.status {
         Status::Answered => {
             if !full {
-                let value = ia.answer.as_ref().map(|a| a.value.clone()).unwrap_or(Value::Null);
+                let value = ia
+                    .answer
+                    .as_ref()
+                    .map(|a| a.value.clone())
+                    .unwrap_or(Value::Null);
                 print_json(&value)?;
             }
             Ok(exit::ANSWERED)
@@ -137,7 +147,10 @@ fn report(ia: Interaction, full: bool) -> anyhow::Result<u8> {
                 .as_ref()
                 .map(|a| (a.answered_by.as_str(), a.reason.as_deref()))
                 .unwrap_or(("?", None));
-            eprintln!("declined by {who}{}", reason.map(|r| format!(": {r}")).unwrap_or_default());
+            eprintln!(
+                "declined by {who}{}",
+                reason.map(|r| format!(": {r}")).unwrap_or_default()
+            );
             Ok(exit::DECLINED)
         }
         Status::Expired => {
@@ -174,7 +187,9 @@ pub fn build_request(args: &Args) -> anyhow::Result<AskRequest> {
         }
         if let Some(text) = &args.field_options {
             data.options = serde_json::from_value(parse_json_flag("field-options", text)?)
-                .context("--field-options must look like {\"prop\": [{\"value\": …, \"label\": …}]}")?;
+                .context(
+                    "--field-options must look like {\"prop\": [{\"value\": …, \"label\": …}]}",
+                )?;
         }
         req.data = Some(data);
     }
@@ -225,7 +240,10 @@ fn parse_option(text: &str) -> ChoiceOption {
 
 /// An `--image`: an https URL as is, or a local file inlined as a `data:image/*` URI.
 fn image_item(source: &str) -> anyhow::Result<MediaItem> {
-    if source.starts_with("https://") || source.starts_with("http://") || source.starts_with("data:") {
+    if source.starts_with("https://")
+        || source.starts_with("http://")
+        || source.starts_with("data:")
+    {
         return Ok(MediaItem {
             kind: MediaKind::Image,
             url: source.to_owned(),
@@ -234,7 +252,12 @@ fn image_item(source: &str) -> anyhow::Result<MediaItem> {
         });
     }
     let path = Path::new(source);
-    let content_type = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+    let content_type = match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
         Some("png") => "image/png",
         Some("jpg" | "jpeg") => "image/jpeg",
         Some("gif") => "image/gif",

@@ -15,7 +15,12 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     let client = args.conn.client(Acting::Asker)?;
     for question in inbox_client::demo::demo_questions() {
         let ia = client.ask(&question).await?;
-        println!("{}\t{}\t{}", ia.id, ia.answer_format.as_str(), ia.prompt.lines().next().unwrap_or(""));
+        println!(
+            "{}\t{}\t{}",
+            ia.id,
+            ia.answer_format.as_str(),
+            ia.prompt.lines().next().unwrap_or("")
+        );
     }
     Ok(exit::ANSWERED)
 }

@@ -32,11 +32,18 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     let mut cursor: Option<String> = None;
     let mut shown = 0usize;
     if !args.json {
-        println!("{:<28} {:<10} {:<9} {:<16} PROMPT", "ID", "STATUS", "FORMAT", "ASKER");
+        println!(
+            "{:<28} {:<10} {:<9} {:<16} PROMPT",
+            "ID", "STATUS", "FORMAT", "ASKER"
+        );
     }
     loop {
         let page = client
-            .list(args.status, Some(inbox_protocol::caps::PAGE_LIMIT_MAX), cursor.as_deref())
+            .list(
+                args.status,
+                Some(inbox_protocol::caps::PAGE_LIMIT_MAX),
+                cursor.as_deref(),
+            )
             .await?;
         for ia in &page.items {
             if args.limit.is_some_and(|l| shown >= l) {

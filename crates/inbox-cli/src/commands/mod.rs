@@ -6,6 +6,7 @@ pub mod demo;
 pub mod list;
 pub mod serve;
 pub mod show;
+pub mod tail;
 
 /// Parse a JSON flag value, naming the flag when it is not JSON.
 pub fn parse_json_flag(flag: &str, text: &str) -> anyhow::Result<serde_json::Value> {

@@ -21,7 +21,12 @@ pub struct Args {
     data_dir: Option<PathBuf>,
     /// A principal as NAME:ROLE:SECRET (ROLE is reviewer, asker or admin); repeatable.
     /// Without any, the first start generates a reviewer and an asker token into the data dir.
-    #[arg(long = "token", env = "INBOX_TOKENS", value_delimiter = ',', hide_env_values = true)]
+    #[arg(
+        long = "token",
+        env = "INBOX_TOKENS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
     tokens: Vec<TokenSpec>,
     /// Public origin used to build external callback URLs (default: the bound address).
     #[arg(long, env = "INBOX_PUBLIC_URL")]
@@ -32,6 +37,10 @@ pub struct Args {
     /// Seconds between expiry sweeps.
     #[arg(long, default_value_t = 1)]
     sweep_interval_s: u64,
+    /// Keep everything in this Redis 7 (redis://host:port[/db]) instead of the embedded SQLite
+    /// store, so several workers can serve one inbox.
+    #[arg(long = "redis", env = "INBOX_REDIS_URL", hide_env_values = true)]
+    redis_url: Option<String>,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<u8> {
@@ -41,6 +50,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.public_url = args.public_url;
     config.events_retention = args.events_retention;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
+    config.redis_url = args.redis_url;
     let server = inbox_server::start(config)
         .await
         .with_context(|| format!("starting the server on {}", args.bind))?;

@@ -17,7 +17,11 @@ pub struct Args {
 }
 
 pub async fn run(args: Args) -> anyhow::Result<u8> {
-    let acting = if args.as_asker { Acting::Asker } else { Acting::Reviewer };
+    let acting = if args.as_asker {
+        Acting::Asker
+    } else {
+        Acting::Reviewer
+    };
     let client = args.conn.client(acting)?;
     print_json(&client.get(&args.id).await?)?;
     Ok(exit::ANSWERED)
