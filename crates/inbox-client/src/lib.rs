@@ -2,6 +2,7 @@
 //! the CLI, the desktop app and the tests share one typed API client.
 
 pub mod api;
+pub mod demo;
 pub mod error;
 pub mod secret;
 

@@ -1,0 +1,124 @@
+//! The demo questions: one of every answer format, with media, a two-page prefilled form with
+//! per-send options, and an external question. `inbox demo` and the desktop app's `--demo` ask these.
+
+use base64::Engine as _;
+use inbox_protocol::{
+    AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, MediaItem, MediaKind,
+};
+use serde_json::{Map, Value, json};
+
+const BUILD_TIMES_PNG: &[u8] = include_bytes!("../assets/build-times.png");
+const DIFF_PNG: &[u8] = include_bytes!("../assets/diff.png");
+
+fn data_png(bytes: &[u8]) -> String {
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+fn media(kind: MediaKind, url: &str, caption: &str) -> MediaItem {
+    MediaItem {
+        kind,
+        url: url.to_owned(),
+        caption: Some(caption.to_owned()),
+        filename: None,
+    }
+}
+
+fn option(value: &str, label: &str) -> ChoiceOption {
+    ChoiceOption {
+        value: value.to_owned(),
+        label: Some(label.to_owned()),
+    }
+}
+
+fn metadata(pairs: &[(&str, &str)]) -> Option<Map<String, Value>> {
+    Some(pairs.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect())
+}
+
+/// The demo questions, in the order they are asked (the last one asked shows first).
+pub fn demo_questions() -> Vec<AskRequest> {
+    let mut confirm = AskRequest::new(
+        "Deploy build 42 to production?\n\nThe canary has been green for 30 minutes.",
+        AnswerFormat::Confirm,
+    );
+    confirm.media = Some(vec![
+        media(MediaKind::Image, &data_png(BUILD_TIMES_PNG), "Build times of the last eight builds; build 42 is the red bar"),
+        media(MediaKind::Image, &data_png(DIFF_PNG), "Diff of the release configuration"),
+        MediaItem {
+            kind: MediaKind::Document,
+            url: "https://example.com/releases/42/changelog.pdf".into(),
+            caption: Some("Changelog for build 42".into()),
+            filename: Some("changelog-42.pdf".into()),
+        },
+        media(MediaKind::Link, "https://example.com/runbooks/deploy", "Deploy runbook"),
+    ]);
+    confirm.timeout_s = Some(3600);
+    confirm.metadata = metadata(&[("run_id", "run-8812"), ("reason", "tool_approval")]);
+
+    let mut select = AskRequest::new("Which region should the new database live in?", AnswerFormat::Select);
+    select.options = Some(vec![
+        option("eu-west-1", "Europe (Ireland)"),
+        option("us-east-1", "US East (Virginia)"),
+        option("ap-southeast-2", "Asia Pacific (Sydney)"),
+    ]);
+
+    let mut text = AskRequest::new(
+        "What should the release notes headline say?",
+        AnswerFormat::Text,
+    );
+    text.options = Some(vec![
+        option("Faster builds", "Faster builds"),
+        option("Bug fixes and polish", "Bug fixes and polish"),
+    ]);
+
+    let mut form = AskRequest::new("Fill in the release form for build 42.", AnswerFormat::Form);
+    form.schema = Some(json!({
+        "type": "object",
+        "title": "Release",
+        "required": ["name", "count", "date", "notify"],
+        "properties": {
+            "name": {"type": "string", "title": "Release name", "minLength": 1},
+            "count": {"type": "integer", "title": "Instances", "minimum": 1, "maximum": 64},
+            "date": {"type": "string", "title": "Release date"},
+            "notify": {"type": "boolean", "title": "Notify customers"},
+            "contacts": {
+                "type": "array", "title": "On-call contacts",
+                "items": {"type": "string", "format": "email"}
+            }
+        }
+    }));
+    form.data = Some(FormData {
+        values: [("name".to_owned(), json!("Build 42")), ("count".to_owned(), json!(3))]
+            .into_iter()
+            .collect(),
+        options: [(
+            "date".to_owned(),
+            vec![option("2026-12-01", "Tomorrow morning"), option("2026-12-03", "Thursday after the freeze")],
+        )]
+        .into_iter()
+        .collect(),
+    });
+    form.pages = Some(vec![
+        FormPage {
+            title: "Basics".into(),
+            fields: vec!["name".into(), "count".into(), "date".into()],
+        },
+        FormPage {
+            title: "Announce".into(),
+            fields: vec!["notify".into(), "contacts".into()],
+        },
+    ]);
+
+    let mut external = AskRequest::new(
+        "Sign the change request for the production deploy.",
+        AnswerFormat::External,
+    );
+    external.link = Some("https://example.com/sign?callback={callback_url}".into());
+
+    let mut confirm_short = AskRequest::new("Rotate the staging database password now?", AnswerFormat::Confirm);
+    confirm_short.timeout_s = Some(300);
+
+    vec![external, form, text, select, confirm_short, confirm]
+}
