@@ -94,6 +94,33 @@ impl FromRequestParts<AppState> for Principal {
     }
 }
 
+/// A principal that may review. As an extractor it refuses before the body is read, so a wrong
+/// role is always `403`, whatever the body holds.
+pub struct AsReviewer(pub Principal);
+
+impl FromRequestParts<AppState> for AsReviewer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let principal = Principal::from_request_parts(parts, state).await?;
+        principal.require_reviewer()?;
+        Ok(AsReviewer(principal))
+    }
+}
+
+/// A principal that may ask; refuses before the body is read, like [`AsReviewer`].
+pub struct AsAsker(pub Principal);
+
+impl FromRequestParts<AppState> for AsAsker {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let principal = Principal::from_request_parts(parts, state).await?;
+        principal.require_asker()?;
+        Ok(AsAsker(principal))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,11 @@ pub struct ServerConfig {
     pub sweep_interval: Duration,
     /// How often an idle stream sends a keepalive comment.
     pub keepalive: Duration,
+    /// Keep everything in this Redis 7 (`redis://host:port[/db]`) instead of the embedded
+    /// SQLite store, so several workers can serve one inbox. Never logged: it may hold a password.
+    pub redis_url: Option<String>,
+    /// The prefix of every Redis key, so several inboxes (or tests) can share one Redis.
+    pub redis_prefix: String,
 }
 
 impl ServerConfig {
@@ -36,6 +41,8 @@ impl ServerConfig {
             events_retention: 10_000,
             sweep_interval: Duration::from_secs(1),
             keepalive: Duration::from_secs(15),
+            redis_url: None,
+            redis_prefix: crate::store::redis::DEFAULT_PREFIX.to_owned(),
         }
     }
 }

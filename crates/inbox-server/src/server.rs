@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::{Role, ServerConfig, TokenSpec};
 use crate::state::AppState;
-use crate::store::{SqliteStore, Store, StoreError};
+use crate::store::{RedisStore, SqliteStore, Store, StoreError};
 use crate::{sweeper, tokens_file};
 
 /// The SQLite database inside the data dir.
@@ -141,11 +141,14 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
 
     let db_path = data_dir.join(DATABASE_FILE);
     let retention = config.events_retention;
-    let store: Arc<dyn Store> = Arc::new(
-        tokio::task::spawn_blocking(move || SqliteStore::open(&db_path, retention))
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))??,
-    );
+    let store: Arc<dyn Store> = match &config.redis_url {
+        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_prefix, retention).await?),
+        None => Arc::new(
+            tokio::task::spawn_blocking(move || SqliteStore::open(&db_path, retention))
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??,
+        ),
+    };
 
     let listener = tokio::net::TcpListener::bind(config.bind)
         .await

@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::auth::Principal;
+use crate::auth::AsReviewer;
 use crate::error::ApiError;
 use crate::routes::QueryParams;
 use crate::state::AppState;
@@ -31,11 +31,10 @@ const FRAME_BUFFER: usize = 256;
 
 pub async fn stream(
     State(state): State<AppState>,
-    principal: Principal,
+    AsReviewer(_): AsReviewer,
     headers: HeaderMap,
     QueryParams(query): QueryParams,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    principal.require_reviewer()?;
     let requested = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())

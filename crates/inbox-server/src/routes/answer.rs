@@ -8,7 +8,7 @@ use inbox_protocol::{AnswerRequest, ResolveResponse};
 
 use super::PathId;
 use super::resolution::{claim, idempotency_key, respond};
-use crate::auth::Principal;
+use crate::auth::AsReviewer;
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -16,12 +16,11 @@ use crate::store::Resolution;
 
 pub async fn answer(
     State(state): State<AppState>,
-    principal: Principal,
+    AsReviewer(principal): AsReviewer,
     PathId(id): PathId,
     headers: HeaderMap,
     JsonBody(req): JsonBody<AnswerRequest>,
 ) -> Result<Json<ResolveResponse>, ApiError> {
-    principal.require_reviewer()?;
     let key = idempotency_key(&headers)?;
     let ia = state
         .store()

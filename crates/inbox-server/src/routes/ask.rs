@@ -8,7 +8,7 @@ use chrono::Utc;
 use inbox_protocol::validate::{CALLBACK_URL_PLACEHOLDER, decode_data_image, validate_ask};
 use inbox_protocol::{AnswerFormat, AskRequest, ErrorCode, Interaction, MediaItem, Status, paths};
 
-use crate::auth::Principal;
+use crate::auth::AsAsker;
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
@@ -17,10 +17,9 @@ use crate::store::{MediaBlob, NewAsk};
 
 pub async fn ask(
     State(state): State<AppState>,
-    principal: Principal,
+    AsAsker(principal): AsAsker,
     JsonBody(req): JsonBody<AskRequest>,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    principal.require_asker()?;
     let now = Utc::now();
     let accepted = validate_ask(&req, now)?;
     let (media, blobs) = store_inline_media(req.media.unwrap_or_default())?;

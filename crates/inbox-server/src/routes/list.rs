@@ -7,17 +7,16 @@ use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 use inbox_protocol::{InteractionPage, StatusFilter};
 
 use super::QueryParams;
-use crate::auth::Principal;
+use crate::auth::AsReviewer;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::PageQuery;
 
 pub async fn list(
     State(state): State<AppState>,
-    principal: Principal,
+    AsReviewer(_): AsReviewer,
     QueryParams(params): QueryParams,
 ) -> Result<Json<InteractionPage>, ApiError> {
-    principal.require_reviewer()?;
     let status = match params.get("status") {
         None => StatusFilter::Pending,
         Some(s) => StatusFilter::parse(s).ok_or_else(|| {

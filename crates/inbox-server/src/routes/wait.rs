@@ -11,7 +11,7 @@ use inbox_protocol::caps::WAIT_MAX_SECONDS;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{PathId, QueryParams};
-use crate::auth::Principal;
+use crate::auth::AsAsker;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -20,11 +20,10 @@ const WAIT_DEFAULT_SECONDS: u64 = 30;
 
 pub async fn wait(
     State(state): State<AppState>,
-    principal: Principal,
+    AsAsker(principal): AsAsker,
     PathId(id): PathId,
     QueryParams(params): QueryParams,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    principal.require_asker()?;
     let timeout_s = match params.get("timeout_s") {
         None => WAIT_DEFAULT_SECONDS,
         Some(s) => s.parse::<u64>().map_err(|_| {

@@ -6,17 +6,16 @@ use inbox_protocol::{ResolveResponse, Status};
 
 use super::PathId;
 use super::resolution::respond;
-use crate::auth::Principal;
+use crate::auth::AsAsker;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{Resolution, ResolveOutcome};
 
 pub async fn withdraw(
     State(state): State<AppState>,
-    principal: Principal,
+    AsAsker(principal): AsAsker,
     PathId(id): PathId,
 ) -> Result<Json<ResolveResponse>, ApiError> {
-    principal.require_asker()?;
     let ia = state
         .store()
         .get(&id)

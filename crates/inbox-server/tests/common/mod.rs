@@ -1,0 +1,236 @@
+//! What the HTTP tests share: a real server on 127.0.0.1:0 with known tokens, request helpers,
+//! and a small SSE reader that parses frames straight off the response body.
+
+#![allow(dead_code)] // each test binary uses its own share of these helpers
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use inbox_server::{RunningServer, ServerConfig, TokenSpec};
+use reqwest::{Method, RequestBuilder, StatusCode};
+use serde_json::{Value, json};
+
+pub const REVIEWER: &str = "reviewer-secret-0123456789";
+pub const ASKER: &str = "asker-secret-0123456789";
+pub const OTHER_ASKER: &str = "other-asker-secret-0123456789";
+pub const ADMIN: &str = "admin-secret-0123456789";
+
+pub fn tokens() -> Vec<TokenSpec> {
+    [
+        format!("alice:reviewer:{REVIEWER}"),
+        format!("deploy-bot:asker:{ASKER}"),
+        format!("other-bot:asker:{OTHER_ASKER}"),
+        format!("root:admin:{ADMIN}"),
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect()
+}
+
+pub struct TestServer {
+    pub server: RunningServer,
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+/// A server on `dir` with the test tokens, a fast sweeper and a short keepalive; `tweak`
+/// adjusts the config further.
+pub async fn start_in(dir: &Path, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
+    let bind: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let mut config = ServerConfig::new(bind, dir.to_owned());
+    config.tokens = tokens();
+    config.sweep_interval = Duration::from_millis(100);
+    config.keepalive = Duration::from_secs(1);
+    tweak(&mut config);
+    let server = inbox_server::start(config).await.expect("server starts");
+    let base = server.base_url.clone();
+    TestServer {
+        server,
+        base,
+        http: reqwest::Client::new(),
+    }
+}
+
+pub async fn start() -> (TestServer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_in(dir.path(), |_| {}).await;
+    (server, dir)
+}
+
+impl TestServer {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
+        let req = self.http.request(method, self.url(path));
+        match token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        }
+    }
+
+    /// `POST /api/interactions` as the asker; asserts `201` and returns the interaction.
+    pub async fn ask(&self, body: Value) -> Value {
+        let resp = self
+            .request(Method::POST, "/api/interactions", Some(ASKER))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "ask refused: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    pub async fn ask_confirm(&self, prompt: &str) -> String {
+        let ia = self
+            .ask(json!({"prompt": prompt, "answer_format": "confirm"}))
+            .await;
+        ia["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Answer as the reviewer; returns the status and the body.
+    pub async fn answer(&self, id: &str, answer: Value, key: Option<&str>) -> (StatusCode, Value) {
+        let mut req = self
+            .request(
+                Method::POST,
+                &format!("/api/interactions/{id}/answer"),
+                Some(REVIEWER),
+            )
+            .json(&json!({ "answer": answer }));
+        if let Some(key) = key {
+            req = req.header("Idempotency-Key", key);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        (status, resp.json().await.unwrap())
+    }
+
+    pub async fn get_json(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let resp = self.request(Method::GET, path, token).send().await.unwrap();
+        let status = resp.status();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn shutdown(self) {
+        self.server.shutdown().await;
+    }
+}
+
+/// One SSE block: an event frame, or a comment (keepalive).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Frame(Frame),
+    Comment(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub id: Option<String>,
+    pub event: String,
+    pub data: Value,
+}
+
+impl Frame {
+    pub fn seq(&self) -> u64 {
+        self.id.as_deref().unwrap().parse().unwrap()
+    }
+}
+
+pub struct Sse {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Sse {
+    /// Open the stream as the reviewer, optionally resuming with a `Last-Event-ID` header.
+    pub async fn connect(server: &TestServer, last_event_id: Option<&str>) -> Sse {
+        let mut req = server.request(Method::GET, "/api/interactions/stream", Some(REVIEWER));
+        if let Some(id) = last_event_id {
+            req = req.header("Last-Event-ID", id);
+        }
+        Sse::open(req).await
+    }
+
+    pub async fn open(req: RequestBuilder) -> Sse {
+        let response = req.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let content_type = response.headers()["content-type"].to_str().unwrap();
+        assert!(
+            content_type.starts_with("text/event-stream"),
+            "{content_type}"
+        );
+        Sse {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next block within `within`, or `None`.
+    pub async fn next_block(&mut self, within: Duration) -> Option<Block> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                return Some(parse_block(&block));
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .ok()?
+                .expect("stream read")?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// The next event frame within `within`, skipping keepalive comments.
+    pub async fn next_frame(&mut self, within: Duration) -> Option<Frame> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match self.next_block(left).await? {
+                Block::Frame(frame) => return Some(frame),
+                Block::Comment(_) => continue,
+            }
+        }
+    }
+
+    /// The next frame, which must arrive within 5 s.
+    pub async fn expect_frame(&mut self) -> Frame {
+        self.next_frame(Duration::from_secs(5))
+            .await
+            .expect("a frame within 5 s")
+    }
+
+    /// Asserts that no event frame arrives within `within`.
+    pub async fn expect_quiet(&mut self, within: Duration) {
+        if let Some(frame) = self.next_frame(within).await {
+            panic!("expected no frame, got {frame:?}");
+        }
+    }
+}
+
+fn parse_block(block: &str) -> Block {
+    let (mut id, mut event, mut data, mut comment) = (None, None, Vec::new(), None);
+    for line in block.lines() {
+        if let Some(text) = line.strip_prefix(':') {
+            comment = Some(text.trim().to_owned());
+        } else if let Some(v) = line.strip_prefix("id:") {
+            id = Some(v.trim_start().to_owned());
+        } else if let Some(v) = line.strip_prefix("event:") {
+            event = Some(v.trim_start().to_owned());
+        } else if let Some(v) = line.strip_prefix("data:") {
+            data.push(v.strip_prefix(' ').unwrap_or(v).to_owned());
+        }
+    }
+    match event {
+        Some(event) => Block::Frame(Frame {
+            id,
+            event,
+            data: serde_json::from_str(&data.join("\n")).expect("frame data is JSON"),
+        }),
+        None => Block::Comment(comment.unwrap_or_default()),
+    }
+}

@@ -1,0 +1,839 @@
+//! The HTTP doors over real HTTP on 127.0.0.1:0: paging, answers, idempotency, wait, withdraw,
+//! media, the callback door, and a refusal per door for every kind of bad input.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer, start};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn page(server: &TestServer, query: &str) -> Value {
+    let (status, body) = server
+        .get_json(&format!("/api/interactions?{query}"), Some(REVIEWER))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+fn ids(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ia| ia["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
+    let (server, _dir) = start().await;
+    let mut asked = Vec::new();
+    for i in 0..1000 {
+        asked.push(server.ask_confirm(&format!("question {i}")).await);
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    let mut arrived = Vec::new();
+    loop {
+        let query = match &cursor {
+            Some(c) => format!("status=pending&limit=100&cursor={c}"),
+            None => "status=pending&limit=100".to_owned(),
+        };
+        let body = page(&server, &query).await;
+        assert!(
+            body["stream_cursor"]
+                .as_str()
+                .unwrap()
+                .parse::<u64>()
+                .is_ok()
+        );
+        seen.extend(ids(&body));
+        pages += 1;
+        if pages == 3 {
+            // New asks while paging land in front, never inside the pages still to come.
+            for i in 0..5 {
+                arrived.push(server.ask_confirm(&format!("late {i}")).await);
+            }
+        }
+        match body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 10);
+    let unique: HashSet<_> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "a page repeated an item");
+    let newest_first: Vec<String> = asked.iter().rev().cloned().collect();
+    assert_eq!(
+        seen, newest_first,
+        "pages must run newest first with no gap"
+    );
+
+    // A fresh first page shows the late arrivals on top; the default and the cap hold.
+    let first = page(&server, "").await;
+    assert_eq!(ids(&first).len(), 50);
+    let late: Vec<String> = arrived.iter().rev().cloned().collect();
+    assert_eq!(&ids(&first)[..5], &late[..]);
+    assert_eq!(ids(&page(&server, "limit=100000").await).len(), 500);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn list_filters_by_status() {
+    let (server, _dir) = start().await;
+    let a = server.ask_confirm("a").await;
+    let b = server.ask_confirm("b").await;
+    assert_eq!(server.answer(&a, json!(true), None).await.0, StatusCode::OK);
+    assert_eq!(ids(&page(&server, "status=pending").await), [b.clone()]);
+    assert_eq!(ids(&page(&server, "status=answered").await), [a.clone()]);
+    assert_eq!(ids(&page(&server, "status=all").await), [b, a]);
+    assert!(ids(&page(&server, "status=declined").await).is_empty());
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn two_concurrent_answers_have_one_winner() {
+    let (server, _dir) = start().await;
+    for round in 0..10 {
+        let id = server.ask_confirm(&format!("race {round}")).await;
+        let (yes, no) = tokio::join!(
+            server.answer(&id, json!(true), None),
+            server.answer(&id, json!(false), None)
+        );
+        let (winner, loser) = if yes.0 == StatusCode::OK {
+            (yes, no)
+        } else {
+            (no, yes)
+        };
+        assert_eq!(winner.0, StatusCode::OK, "{}", winner.1);
+        assert_eq!(loser.0, StatusCode::CONFLICT, "{}", loser.1);
+        assert_eq!(loser.1["error"]["code"], "already_answered");
+        let winning_value = &winner.1["interaction"]["answer"]["value"];
+        assert_eq!(
+            &loser.1["error"]["interaction"]["answer"]["value"],
+            winning_value
+        );
+        assert_eq!(loser.1["error"]["interaction"]["status"], "answered");
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_same_idempotency_key_gets_the_same_200() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("deploy?").await;
+    let send = |answer: Value| {
+        server
+            .request(
+                Method::POST,
+                &format!("/api/interactions/{id}/answer"),
+                Some(REVIEWER),
+            )
+            .header("Idempotency-Key", "key-1")
+            .json(&json!({ "answer": answer }))
+            .send()
+    };
+    let first = send(json!(true)).await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    let first = first.bytes().await.unwrap();
+    let again = send(json!(true)).await.unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    assert_eq!(
+        again.bytes().await.unwrap(),
+        first,
+        "a replay is byte-identical"
+    );
+    let body: Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(body["status"], "answered");
+    assert_eq!(body["interaction"]["answer"]["answered_by"], "alice");
+
+    let other = send(json!(false)).await.unwrap();
+    assert_eq!(other.status(), StatusCode::CONFLICT);
+    let other: Value = other.json().await.unwrap();
+    assert_eq!(other["error"]["code"], "idempotency_conflict");
+
+    // A different key against the resolved question is the ordinary loser.
+    let (status, body) = server.answer(&id, json!(true), Some("key-2")).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["code"], "already_answered");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn decline_records_the_reason_and_blocks_answers() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("drop the table?").await;
+    let resp = server
+        .request(
+            Method::POST,
+            &format!("/api/interactions/{id}/decline"),
+            Some(REVIEWER),
+        )
+        .header("Idempotency-Key", "d-1")
+        .json(&json!({"reason": "not today"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["status"], "declined");
+    assert_eq!(body["interaction"]["answer"]["reason"], "not today");
+    assert_eq!(body["interaction"]["answer"]["value"], Value::Null);
+    let (status, body) = server.answer(&id, json!(true), None).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["interaction"]["status"], "declined");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn answers_are_validated_against_the_format() {
+    let (server, _dir) = start().await;
+    let id = server
+        .ask(json!({"prompt": "region?", "answer_format": "select",
+                    "options": [{"value": "eu", "label": "Europe"}, {"value": "us"}]}))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, body) = server.answer(&id, json!("mars"), None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["code"], "invalid_answer");
+    let (status, body) = server.answer(&id, json!("eu"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["interaction"]["answer"]["value"], "eu");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn wait_returns_as_soon_as_the_question_is_answered() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("ship it?").await;
+    let waiting = server
+        .request(
+            Method::GET,
+            &format!("/api/interactions/{id}/wait?timeout_s=30"),
+            Some(ASKER),
+        )
+        .send();
+    let started = Instant::now();
+    let answering = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        server.answer(&id, json!(true), None).await
+    };
+    let (waited, answered) = tokio::join!(waiting, answering);
+    assert_eq!(answered.0, StatusCode::OK);
+    let waited = waited.unwrap();
+    assert_eq!(waited.status(), StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "wait did not wake on the answer"
+    );
+    let body: Value = waited.json().await.unwrap();
+    assert_eq!(body["status"], "answered");
+    assert_eq!(body["answer"]["value"], true);
+
+    // Already resolved: at once. Still pending: 202 after the timeout.
+    let (status, _) = server
+        .get_json(&format!("/api/interactions/{id}/wait"), Some(ASKER))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let pending = server.ask_confirm("later?").await;
+    let started = Instant::now();
+    let (status, body) = server
+        .get_json(
+            &format!("/api/interactions/{pending}/wait?timeout_s=1"),
+            Some(ASKER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(body["status"], "pending");
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    // Only its asker waits: a reviewer lacks the role, another asker sees nothing.
+    let (status, _) = server
+        .get_json(
+            &format!("/api/interactions/{pending}/wait?timeout_s=1"),
+            Some(REVIEWER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = server
+        .get_json(
+            &format!("/api/interactions/{pending}/wait?timeout_s=1"),
+            Some(OTHER_ASKER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, body) = server
+        .get_json(
+            &format!("/api/interactions/{pending}/wait?timeout_s=soon"),
+            Some(ASKER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["error"]["code"], "invalid_query");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn withdraw_cancels_for_its_asker_only() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("still needed?").await;
+    let path = format!("/api/interactions/{id}");
+    let other = server
+        .request(Method::DELETE, &path, Some(OTHER_ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), StatusCode::NOT_FOUND);
+    let reviewer = server
+        .request(Method::DELETE, &path, Some(REVIEWER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reviewer.status(), StatusCode::FORBIDDEN);
+    let resp = server
+        .request(Method::DELETE, &path, Some(ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["status"], "cancelled");
+    let again = server
+        .request(Method::DELETE, &path, Some(ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        again.status(),
+        StatusCode::OK,
+        "withdrawing twice is not an error"
+    );
+    let (status, body) = server.get_json(&path, Some(REVIEWER)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "cancelled");
+    let (status, body) = server.answer(&id, json!(true), None).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a withdrawn question cannot be answered"
+    );
+    assert_eq!(body["error"]["code"], "not_found");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn read_is_for_reviewers_and_the_asker() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("mine").await;
+    let path = format!("/api/interactions/{id}");
+    for token in [REVIEWER, ASKER, ADMIN] {
+        let (status, body) = server.get_json(&path, Some(token)).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["asker"], "deploy-bot");
+        assert_eq!(body["prompt"], "mine");
+    }
+    let (status, body) = server.get_json(&path, Some(OTHER_ASKER)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["error"]["code"], "not_found");
+    server.shutdown().await;
+}
+
+/// A 1x1 transparent PNG.
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+#[tokio::test]
+async fn an_inline_image_is_served_by_reference_with_locked_down_headers() {
+    let (server, _dir) = start().await;
+    let ia = server
+        .ask(json!({"prompt": "this chart?", "answer_format": "confirm", "media": [
+            {"kind": "image", "url": format!("data:image/png;base64,{PNG}"), "caption": "chart"},
+            {"kind": "link", "url": "https://example.com/run/1", "caption": "run"}
+        ]}))
+        .await;
+    let url = ia["media"][0]["url"].as_str().unwrap();
+    assert!(url.starts_with("/api/interactions/media/md_"), "{url}");
+    assert_eq!(ia["media"][1]["url"], "https://example.com/run/1");
+    // The stored record keeps the reference too.
+    let (_, stored) = server
+        .get_json(
+            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
+            Some(REVIEWER),
+        )
+        .await;
+    assert_eq!(stored["media"][0]["url"], url);
+
+    let resp = server.request(Method::GET, url, None).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let headers = resp.headers().clone();
+    assert_eq!(headers["content-type"], "image/png");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert_eq!(
+        headers["content-security-policy"],
+        "default-src 'none'; sandbox"
+    );
+    assert!(
+        headers["cache-control"]
+            .to_str()
+            .unwrap()
+            .starts_with("private")
+    );
+    let expected = base64::engine::general_purpose::STANDARD
+        .decode(PNG)
+        .unwrap();
+    assert_eq!(resp.bytes().await.unwrap().to_vec(), expected);
+
+    let missing = server
+        .request(Method::GET, "/api/interactions/media/md_nope", None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    server.shutdown().await;
+}
+
+fn ticket_of(link: &str) -> String {
+    let at = link
+        .find("/api/interactions/callback/")
+        .expect("callback url in link");
+    link[at + "/api/interactions/callback/".len()..].to_owned()
+}
+
+#[tokio::test]
+async fn the_callback_door_answers_an_external_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| {
+        c.public_url = Some("https://inbox.example.org/".into());
+    })
+    .await;
+    let ia = server
+        .ask(
+            json!({"prompt": "sign the NDA", "answer_format": "external",
+                    "link": "https://sign.example.com/doc/7?return={callback_url}"}),
+        )
+        .await;
+    let link = ia["link"].as_str().unwrap();
+    assert!(
+        link.starts_with("https://sign.example.com/doc/7?return=https://inbox.example.org/api/interactions/callback/cb_"),
+        "{link}"
+    );
+    let ticket = ticket_of(link);
+    assert!(ticket.len() >= 50, "the ticket is high-entropy");
+    let door = format!("/api/interactions/callback/{ticket}");
+
+    // GET is a byte-constant page that reflects nothing and changes nothing.
+    let plain = server
+        .request(Method::GET, &door, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.status(), StatusCode::OK);
+    assert!(
+        plain.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert_eq!(plain.headers()["referrer-policy"], "no-referrer");
+    let plain = plain.text().await.unwrap();
+    let probe = server
+        .request(
+            Method::GET,
+            &format!("{door}?signed=%3Cscript%3Ex%3C/script%3E"),
+            None,
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(plain, probe);
+    assert!(plain.contains(r#"<form method="post">"#));
+    assert!(!plain.contains("script"));
+    let (_, still) = server
+        .get_json(
+            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
+            Some(REVIEWER),
+        )
+        .await;
+    assert_eq!(still["status"], "pending");
+
+    let post = |body: Value| server.request(Method::POST, &door, None).json(&body).send();
+    let resp = post(json!({"signed": true, "envelope": "e-1"}))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"status": "answered"})
+    );
+    let (_, done) = server
+        .get_json(
+            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
+            Some(REVIEWER),
+        )
+        .await;
+    assert_eq!(done["status"], "answered");
+    assert_eq!(done["answer"]["answered_by"], "callback");
+    assert_eq!(
+        done["answer"]["value"],
+        json!({"signed": true, "envelope": "e-1"})
+    );
+
+    // A provider retry is an idempotent success; the page is gone.
+    let retry = post(json!({"signed": true, "envelope": "e-1"}))
+        .await
+        .unwrap();
+    assert_eq!(retry.status(), StatusCode::OK);
+    assert_eq!(
+        retry.json::<Value>().await.unwrap(),
+        json!({"status": "already_answered"})
+    );
+    let used = server
+        .request(Method::GET, &door, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(used.status(), StatusCode::NOT_FOUND);
+    let used = used.bytes().await.unwrap();
+    for method in [Method::GET, Method::POST] {
+        let unknown = server
+            .request(method, "/api/interactions/callback/cb_unknown", None)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+        assert_eq!(unknown.bytes().await.unwrap(), used, "404s are uniform");
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_confirm_form_posts_query_params_typed_by_the_schema() {
+    let (server, _dir) = start().await;
+    let ia = server
+        .ask(
+            json!({"prompt": "approve the refund", "answer_format": "external",
+                    "link": "https://pay.example.com/r/9?cb={callback_url}",
+                    "schema": {"type": "object", "properties": {
+                        "approved": {"type": "boolean"}, "amount": {"type": "integer"}},
+                        "required": ["approved"]}}),
+        )
+        .await;
+    let ticket = ticket_of(ia["link"].as_str().unwrap());
+    // Callback URLs default to the server's own address.
+    assert!(ia["link"].as_str().unwrap().contains(&server.base));
+    let door = format!("/api/interactions/callback/{ticket}?approved=true&amount=12");
+    let bad = server
+        .request(
+            Method::POST,
+            &format!("/api/interactions/callback/{ticket}?amount=12"),
+            None,
+        )
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bad.status(),
+        StatusCode::BAD_REQUEST,
+        "the schema requires `approved`"
+    );
+    let resp = server
+        .request(Method::POST, &door, None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.text().await.unwrap().contains("Answer received"));
+    let (_, done) = server
+        .get_json(
+            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
+            Some(REVIEWER),
+        )
+        .await;
+    assert_eq!(
+        done["answer"]["value"],
+        json!({"approved": true, "amount": 12})
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_refused_ask_leaves_nothing_behind() {
+    let (server, _dir) = start().await;
+    let mut stream = Sse::connect(&server, None).await;
+    for bad in [
+        json!({"prompt": "pick", "answer_format": "select"}),
+        json!({"prompt": "look", "answer_format": "confirm", "media": []}),
+        json!({"prompt": "look", "answer_format": "confirm",
+               "media": [{"kind": "document", "url": "data:image/png;base64,AAAA"}]}),
+        json!({"prompt": "", "answer_format": "text"}),
+    ] {
+        let resp = server
+            .request(Method::POST, "/api/interactions", Some(ASKER))
+            .json(&bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{bad}");
+        let body: Value = resp.json().await.unwrap();
+        assert!(
+            body["error"]["field"].is_string(),
+            "a refusal names the field: {body}"
+        );
+    }
+    let all = page(&server, "status=all").await;
+    assert!(ids(&all).is_empty());
+    assert_eq!(all["stream_cursor"], "0", "no event was written");
+    stream.expect_quiet(Duration::from_millis(300)).await;
+    server.shutdown().await;
+}
+
+/// Every door refuses every kind of bad input with the contract's error body.
+#[tokio::test]
+async fn every_door_refuses_bad_input_with_a_coded_error() {
+    let (server, _dir) = start().await;
+    let id = server.ask_confirm("probe").await;
+    let authed_doors: Vec<(Method, String, &str)> = vec![
+        (Method::GET, "/api/interactions".into(), REVIEWER),
+        (Method::GET, "/api/interactions/stream".into(), REVIEWER),
+        (Method::GET, format!("/api/interactions/{id}"), REVIEWER),
+        (
+            Method::POST,
+            format!("/api/interactions/{id}/answer"),
+            REVIEWER,
+        ),
+        (
+            Method::POST,
+            format!("/api/interactions/{id}/decline"),
+            REVIEWER,
+        ),
+        (Method::POST, "/api/interactions".into(), ASKER),
+        (
+            Method::GET,
+            format!("/api/interactions/{id}/wait?timeout_s=0"),
+            ASKER,
+        ),
+        (Method::DELETE, format!("/api/interactions/{id}"), ASKER),
+    ];
+    let code_of = |body: &Value| body["error"]["code"].as_str().unwrap_or("").to_owned();
+    for (method, path, _) in &authed_doors {
+        let missing = server
+            .request(method.clone(), path, None)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            missing.status(),
+            StatusCode::UNAUTHORIZED,
+            "{method} {path}"
+        );
+        assert_eq!(code_of(&missing.json().await.unwrap()), "unauthorized");
+        let wrong = server
+            .request(method.clone(), path, Some("not-a-token"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED, "{method} {path}");
+        let basic = server
+            .http
+            .request(method.clone(), server.url(path))
+            .header("authorization", format!("Basic {REVIEWER}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(basic.status(), StatusCode::UNAUTHORIZED, "{method} {path}");
+    }
+
+    // Wrong role: askers cannot review, reviewers cannot ask, wait or withdraw.
+    for (method, path, right) in &authed_doors {
+        if path.ends_with(&format!("/{id}")) && *method == Method::GET {
+            continue; // read admits both roles
+        }
+        let wrong_role = if *right == REVIEWER { ASKER } else { REVIEWER };
+        let resp = server
+            .request(method.clone(), path, Some(wrong_role))
+            .json(&json!({"answer": true}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{method} {path}");
+        assert_eq!(code_of(&resp.json().await.unwrap()), "forbidden");
+    }
+
+    // Malformed JSON and wrong shapes on every door with a body.
+    let bodied = [
+        (format!("/api/interactions/{id}/answer"), REVIEWER),
+        (format!("/api/interactions/{id}/decline"), REVIEWER),
+        ("/api/interactions".to_owned(), ASKER),
+    ];
+    for (path, token) in &bodied {
+        for body in [
+            "{\"answer\": tru",
+            "[1, 2]",
+            "{\"unexpected\": 1}",
+            "{} trailing",
+        ] {
+            let resp = server
+                .request(Method::POST, path, Some(token))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{path} {body}");
+            assert_eq!(
+                code_of(&resp.json().await.unwrap()),
+                "malformed_json",
+                "{path} {body}"
+            );
+        }
+        let huge = vec![b' '; inbox_protocol::caps::REQUEST_BODY_MAX_BYTES + 1];
+        let resp = server
+            .request(Method::POST, path, Some(token))
+            .header("content-type", "application/json")
+            .body(huge)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE, "{path}");
+        assert_eq!(code_of(&resp.json().await.unwrap()), "payload_too_large");
+    }
+    // A wrong shape names the field.
+    let resp = server
+        .request(Method::POST, "/api/interactions", Some(ASKER))
+        .json(&json!({"prompt": "x", "answer_format": "confirm", "mode": "someday"}))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "malformed_json");
+    assert_eq!(body["error"]["field"], "mode");
+
+    // Unknown ids: the same 404 on every door that takes one.
+    let unknown = "ia_doesnotexist";
+    let cases: Vec<(Method, String, &str)> = vec![
+        (
+            Method::GET,
+            format!("/api/interactions/{unknown}"),
+            REVIEWER,
+        ),
+        (
+            Method::POST,
+            format!("/api/interactions/{unknown}/answer"),
+            REVIEWER,
+        ),
+        (
+            Method::POST,
+            format!("/api/interactions/{unknown}/decline"),
+            REVIEWER,
+        ),
+        (
+            Method::GET,
+            format!("/api/interactions/{unknown}/wait?timeout_s=1"),
+            ASKER,
+        ),
+        (
+            Method::DELETE,
+            format!("/api/interactions/{unknown}"),
+            ASKER,
+        ),
+        (
+            Method::GET,
+            "/api/interactions/media/md_unknown".into(),
+            REVIEWER,
+        ),
+        (
+            Method::GET,
+            "/api/interactions/callback/cb_unknown".into(),
+            REVIEWER,
+        ),
+        (Method::GET, "/api/nowhere".into(), REVIEWER),
+    ];
+    for (method, path, token) in cases {
+        let body = if path.ends_with("/answer") {
+            json!({"answer": true})
+        } else {
+            json!({})
+        };
+        let resp = server
+            .request(method.clone(), &path, Some(token))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{method} {path}");
+        assert_eq!(
+            code_of(&resp.json().await.unwrap()),
+            "not_found",
+            "{method} {path}"
+        );
+    }
+
+    // Query and header mistakes.
+    for query in ["status=bogus", "limit=0", "limit=x", "cursor=nope"] {
+        let (status, body) = server
+            .get_json(&format!("/api/interactions?{query}"), Some(REVIEWER))
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}");
+        assert_eq!(code_of(&body), "invalid_query", "{query}");
+    }
+    let long_key = "k".repeat(inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS + 1);
+    let (status, body) = server.answer(&id, json!(true), Some(&long_key)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["error"]["field"], "Idempotency-Key");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn health_doors_need_no_token() {
+    let (server, _dir) = start().await;
+    for (path, want) in [("/healthz", "ok"), ("/readyz", "ready")] {
+        let (status, body) = server.get_json(path, None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body, json!({ "status": want }));
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_configured_tokens_the_first_start_generates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| c.tokens.clear()).await;
+    let file = server.server.tokens_file.clone().expect("a tokens file");
+    assert_eq!(file, dir.path().join("tokens.json"));
+    let reviewer = server
+        .server
+        .token_for(inbox_server::Role::Reviewer)
+        .unwrap();
+    let asker = server.server.token_for(inbox_server::Role::Asker).unwrap();
+    assert_ne!(reviewer, asker);
+    let (status, _) = server.get_json("/api/interactions", Some(&reviewer)).await;
+    assert_eq!(status, StatusCode::OK);
+    let listed: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(listed[0]["name"], "local-reviewer");
+    assert_eq!(listed[1]["role"], "asker");
+    server.shutdown().await;
+
+    // A later start reuses them.
+    let again = common::start_in(dir.path(), |c| c.tokens.clear()).await;
+    assert_eq!(
+        again
+            .server
+            .token_for(inbox_server::Role::Reviewer)
+            .unwrap(),
+        reviewer
+    );
+    again.shutdown().await;
+}
