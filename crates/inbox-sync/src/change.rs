@@ -66,8 +66,7 @@ impl Changes {
             .retain(|id| !dropped.contains(id.as_str()) && !refreshed.contains(id.as_str()));
         self.removed.extend(later.removed);
         self.upserted.extend(later.upserted);
-        self.upserted
-            .sort_by(|a, b| crate::order::compare_cards(a, b));
+        self.upserted.sort_by(crate::order::compare_cards);
         if later.status.is_some() {
             self.status = later.status;
         }

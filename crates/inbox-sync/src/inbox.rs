@@ -375,6 +375,8 @@ impl Inbox {
         let next = page.next_cursor.clone();
         match &mut p.purpose {
             Purpose::Seed => {
+                // The next page is asked for first; the page's cards go in afterwards (the
+                // borrow of `p` ends here), then the stream opens from page 1's position.
                 if let Some(next) = &next {
                     p.cursor = Some(next.clone());
                     tx.effects.push(Effect::FetchPage {
@@ -383,11 +385,10 @@ impl Inbox {
                 } else {
                     self.paging = None;
                 }
-                let first = cursor_requested.is_none();
                 for item in page.items {
                     self.learn(tx, item, Origin::Seed);
                 }
-                if first {
+                if cursor_requested.is_none() {
                     self.seeded = true;
                     self.last_event_id =
                         stream_id::newest(self.last_event_id.take(), Some(page.stream_cursor));
@@ -773,3 +774,10 @@ fn describe_winner(winner: &Interaction) -> String {
         _ => "already answered".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod convergence;
+#[cfg(test)]
+pub(crate) mod fixture;
+#[cfg(test)]
+mod tests;
