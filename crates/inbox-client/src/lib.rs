@@ -1,11 +1,30 @@
 //! Client-side I/O for the Interactions Inbox. Everything that talks to a server lives here, so
 //! the CLI, the desktop app and the tests share one typed API client.
+//!
+//! - [`api`]: the typed HTTP client, one method per door.
+//! - [`stream`]: one SSE connection (keepalive timeout, `retry:`, 401 told apart).
+//! - [`backoff`]: capped exponential backoff with full jitter.
+//! - [`connection`]: a resuming stream subscription (`inbox tail`).
+//! - [`engine`]: the sync engine — one always-true inbox per account.
+//! - [`outbox`]: answers kept on disk until the server ruled on them.
+//! - [`accounts`], [`keyring`]: the servers followed, and their tokens in the OS keyring.
 
+pub mod accounts;
 pub mod api;
+pub mod backoff;
+pub mod connection;
 pub mod demo;
+pub mod engine;
 pub mod error;
+pub mod keyring;
+pub mod outbox;
 pub mod secret;
+pub mod stream;
 
+pub use accounts::{Account, AccountList};
 pub use api::{ApiClient, MediaBody, WaitOutcome, new_idempotency_key};
+pub use backoff::{Backoff, BackoffPolicy};
+pub use engine::{Engine, EngineConfig, EngineError};
 pub use error::ClientError;
+pub use keyring::Keyring;
 pub use secret::Token;

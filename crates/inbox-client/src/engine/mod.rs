@@ -1,0 +1,464 @@
+//! The sync engine: one always-true inbox per account, kept from pages and the live stream
+//! through drops, restarts and offline answers.
+//!
+//! Each account runs as one task that owns its [`inbox_sync::Inbox`] (the pure state machine),
+//! its [`ApiClient`], its SSE connection and its [`Outbox`](crate::outbox::Outbox). The task
+//! feeds everything it sees into the machine as inputs and performs the effects it gets back
+//! (fetch a page, open the stream, fetch one interaction). Nothing else touches the inbox, so
+//! there are no locks around it and every change is in one order.
+//!
+//! What the app sees:
+//! - [`Engine::subscribe`]: coalesced [`Changes`] batches (the UI merges them by card id);
+//! - [`Engine::statuses`]: the connection status of every account (online, reconnecting with
+//!   the next try time, offline, signed out);
+//! - [`Engine::notifications`]: when to show and withdraw native notifications;
+//! - [`Engine::snapshot`]: the whole list, for a UI that (re)attaches.
+//!
+//! The state directory holds, per account, the stream position (`cursor.json`) and the outbox
+//! (`outbox/`), so a restart resumes the stream and still delivers what was answered offline.
+
+mod account;
+mod cursor;
+mod delivery;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use inbox_protocol::{Status, ValidationError};
+use inbox_sync::{Card, Changes, ConnectionStatus, Delivery, Input, Snapshot};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, oneshot, watch};
+
+use crate::accounts::{Account, AccountError};
+use crate::api::{ApiClient, MediaBody};
+use crate::backoff::BackoffPolicy;
+use crate::error::ClientError;
+use crate::keyring::{Keyring, KeyringError};
+use crate::outbox::{OutboxAction, OutboxEntry, OutboxError};
+use crate::secret::Token;
+use crate::stream::DEFAULT_KEEPALIVE_TIMEOUT;
+
+use account::{AccountHandle, Command};
+
+/// How the engine behaves; the defaults are what the app uses.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Per-account stream positions and outboxes live under here.
+    pub state_dir: PathBuf,
+    /// Reconnect pacing (full jitter, capped).
+    pub backoff: BackoffPolicy,
+    /// Silence after which the stream counts as dead.
+    pub keepalive_timeout: Duration,
+    /// Items per page request (the server caps it at 500).
+    pub page_limit: usize,
+    /// Changes are gathered this long before one batch is published.
+    pub coalesce_window: Duration,
+}
+
+impl EngineConfig {
+    pub fn new(state_dir: impl Into<PathBuf>) -> EngineConfig {
+        EngineConfig {
+            state_dir: state_dir.into(),
+            backoff: BackoffPolicy::default(),
+            keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
+            page_limit: inbox_protocol::caps::PAGE_LIMIT_MAX,
+            coalesce_window: Duration::from_millis(25),
+        }
+    }
+}
+
+/// Show or withdraw a native notification.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Notification {
+    pub account: String,
+    #[serde(flatten)]
+    pub kind: NotificationKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum NotificationKind {
+    /// A question arrived live (the app skips it when focused or in do-not-disturb).
+    Show { card: Box<Card> },
+    /// The card was resolved or read: take its notification down.
+    Withdraw { id: String },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("no account `{0}`")]
+    UnknownAccount(String),
+    #[error("account `{0}` is already syncing")]
+    AccountExists(String),
+    #[error("no token for account `{0}` in the keyring")]
+    NoToken(String),
+    #[error("no question `{0}` in this inbox")]
+    UnknownCard(String),
+    #[error("question `{id}` is {} and can no longer be answered", status.as_str())]
+    NotOpen { id: String, status: Status },
+    #[error("an answer to `{0}` is already on its way")]
+    InFlight(String),
+    /// The answer does not fit the question; nothing was queued.
+    #[error("invalid answer: {0}")]
+    Invalid(#[from] ValidationError),
+    #[error(transparent)]
+    Account(#[from] AccountError),
+    #[error(transparent)]
+    Keyring(#[from] KeyringError),
+    #[error(transparent)]
+    Outbox(#[from] OutboxError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("this kind of input is not accepted from the app")]
+    NotAnAppInput,
+    #[error("the account's sync task has stopped")]
+    Stopped,
+}
+
+/// Where the account tasks publish; cloned into each.
+#[derive(Clone)]
+pub(crate) struct Publisher {
+    changes: broadcast::Sender<Changes>,
+    statuses: watch::Sender<BTreeMap<String, ConnectionStatus>>,
+    notifications: broadcast::Sender<Notification>,
+}
+
+impl Publisher {
+    pub(crate) fn changes(&self, batch: Changes) {
+        // No subscriber is fine: the UI takes a snapshot when it attaches.
+        let _ = self.changes.send(batch);
+    }
+
+    pub(crate) fn status(&self, account: &str, status: ConnectionStatus) {
+        self.statuses.send_modify(|all| {
+            all.insert(account.to_owned(), status);
+        });
+    }
+
+    fn forget_status(&self, account: &str) {
+        self.statuses.send_modify(|all| {
+            all.remove(account);
+        });
+    }
+
+    pub(crate) fn notification(&self, notification: Notification) {
+        let _ = self.notifications.send(notification);
+    }
+}
+
+/// The sync engine for every account of one app. Cheap to clone; all clones are one engine.
+#[derive(Clone)]
+pub struct Engine {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    config: Arc<EngineConfig>,
+    keyring: Keyring,
+    accounts: Mutex<HashMap<String, AccountHandle>>,
+    publisher: Publisher,
+}
+
+impl Engine {
+    /// An engine with no accounts yet. Call from within a tokio runtime.
+    pub fn new(config: EngineConfig, keyring: Keyring) -> Engine {
+        let (changes, _) = broadcast::channel(1024);
+        let (statuses, _) = watch::channel(BTreeMap::new());
+        let (notifications, _) = broadcast::channel(256);
+        Engine {
+            shared: Arc::new(Shared {
+                config: Arc::new(config),
+                keyring,
+                accounts: Mutex::new(HashMap::new()),
+                publisher: Publisher {
+                    changes,
+                    statuses,
+                    notifications,
+                },
+            }),
+        }
+    }
+
+    /// Start syncing every account whose token is in the keyring. Accounts that cannot start
+    /// are returned with the reason; the others run regardless.
+    pub async fn start(
+        &self,
+        accounts: impl IntoIterator<Item = Account>,
+    ) -> Vec<(String, EngineError)> {
+        let mut failures = Vec::new();
+        for account in accounts {
+            let id = account.id.clone();
+            if let Err(e) = self.add_account(account, None).await {
+                failures.push((id, e));
+            }
+        }
+        failures
+    }
+
+    /// Start syncing `account`. With a `token`, it is stored in the keyring first; without,
+    /// the keyring's token for the account is used.
+    pub async fn add_account(
+        &self,
+        account: Account,
+        token: Option<Token>,
+    ) -> Result<(), EngineError> {
+        account.check()?;
+        if self.lock().contains_key(&account.id) {
+            return Err(EngineError::AccountExists(account.id));
+        }
+        let token = match token {
+            Some(token) => {
+                self.keyring_call({
+                    let (id, token) = (account.id.clone(), token.clone());
+                    move |k| k.save(&id, &token)
+                })
+                .await?;
+                token
+            }
+            None => {
+                let id = account.id.clone();
+                self.keyring_call(move |k| k.load(&id))
+                    .await?
+                    .ok_or_else(|| EngineError::NoToken(account.id.clone()))?
+            }
+        };
+        let handle = account::spawn(
+            account,
+            token,
+            self.shared.config.clone(),
+            self.shared.publisher.clone(),
+        )?;
+        let mut accounts = self.lock();
+        if accounts.contains_key(&handle.account.id) {
+            // Lost a race with another add of the same id: stop the task just made.
+            handle.abort();
+            return Err(EngineError::AccountExists(handle.account.id.clone()));
+        }
+        accounts.insert(handle.account.id.clone(), handle);
+        Ok(())
+    }
+
+    /// Stop syncing `id` and forget its token. Its state directory (stream position, outbox)
+    /// is kept: answers not yet delivered are delivered if the account is added again.
+    pub async fn remove_account(&self, id: &str) -> Result<(), EngineError> {
+        let handle = self
+            .lock()
+            .remove(id)
+            .ok_or_else(|| EngineError::UnknownAccount(id.to_owned()))?;
+        handle.shutdown().await;
+        self.shared.publisher.forget_status(id);
+        let id = id.to_owned();
+        self.keyring_call(move |k| k.forget(&id)).await?;
+        Ok(())
+    }
+
+    /// Give a signed-out account a new token (stored in the keyring) and sync again.
+    pub async fn sign_in(&self, id: &str, token: Token) -> Result<(), EngineError> {
+        let commands = self.commands(id)?;
+        self.keyring_call({
+            let (id, token) = (id.to_owned(), token.clone());
+            move |k| k.save(&id, &token)
+        })
+        .await?;
+        commands
+            .send(Command::SignIn { token })
+            .await
+            .map_err(|_| EngineError::Stopped)
+    }
+
+    /// The accounts being synced.
+    pub fn accounts(&self) -> Vec<Account> {
+        let mut all: Vec<Account> = self.lock().values().map(|h| h.account.clone()).collect();
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        all
+    }
+
+    /// Coalesced change batches of every account, from now on. A receiver that lags behind
+    /// (`RecvError::Lagged`) should take a [`Engine::snapshot`] and carry on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Changes> {
+        self.shared.publisher.changes.subscribe()
+    }
+
+    /// The connection status of every account, by account id.
+    pub fn statuses(&self) -> watch::Receiver<BTreeMap<String, ConnectionStatus>> {
+        self.shared.publisher.statuses.subscribe()
+    }
+
+    /// Native notifications to show and withdraw.
+    pub fn notifications(&self) -> broadcast::Receiver<Notification> {
+        self.shared.publisher.notifications.subscribe()
+    }
+
+    /// Every account's whole list, statuses and counts.
+    pub async fn snapshot(&self) -> Vec<Snapshot> {
+        let senders: Vec<_> = {
+            let accounts = self.lock();
+            let mut ids: Vec<&String> = accounts.keys().collect();
+            ids.sort();
+            ids.into_iter()
+                .map(|id| accounts[id].commands.clone())
+                .collect()
+        };
+        let mut all = Vec::with_capacity(senders.len());
+        for commands in senders {
+            let (reply, answer) = oneshot::channel();
+            if commands.send(Command::Snapshot(reply)).await.is_ok()
+                && let Ok(snapshot) = answer.await
+            {
+                all.push(snapshot);
+            }
+        }
+        all
+    }
+
+    /// One account's whole list.
+    pub async fn snapshot_of(&self, account: &str) -> Result<Snapshot, EngineError> {
+        self.ask(account, Command::Snapshot).await
+    }
+
+    /// Answer a question: validated here against its format, options and schema, kept in the
+    /// durable outbox, and sent with an idempotency key (now if online, else on reconnect).
+    /// Returns how the delivery stands: `accepted` or `rejected` once the server ruled,
+    /// `queued` while it cannot be reached.
+    pub async fn answer(
+        &self,
+        account: &str,
+        id: &str,
+        value: Value,
+        params: Option<Map<String, Value>>,
+    ) -> Result<Delivery, EngineError> {
+        let action = OutboxAction::Answer { value, params };
+        self.act(account, id, action).await
+    }
+
+    /// Decline a question as a whole (with an optional reason), like an answer.
+    pub async fn decline(
+        &self,
+        account: &str,
+        id: &str,
+        reason: Option<String>,
+    ) -> Result<Delivery, EngineError> {
+        self.act(account, id, OutboxAction::Decline { reason })
+            .await
+    }
+
+    async fn act(
+        &self,
+        account: &str,
+        id: &str,
+        action: OutboxAction,
+    ) -> Result<Delivery, EngineError> {
+        let id = id.to_owned();
+        self.ask(account, |reply| Command::Act { id, action, reply })
+            .await?
+    }
+
+    pub async fn mark_read(&self, account: &str, id: &str) -> Result<(), EngineError> {
+        self.input(account, Input::MarkRead { id: id.to_owned() })
+            .await
+    }
+
+    pub async fn mark_all_read(&self, account: &str) -> Result<(), EngineError> {
+        self.input(account, Input::MarkAllRead).await
+    }
+
+    /// Clear a resolved card from the list.
+    pub async fn dismiss(&self, account: &str, id: &str) -> Result<(), EngineError> {
+        self.input(account, Input::Dismiss { id: id.to_owned() })
+            .await
+    }
+
+    /// Refetch the pending list and merge it in (the reviewer asked).
+    pub async fn refresh(&self, account: &str) -> Result<(), EngineError> {
+        self.input(account, Input::Refresh).await
+    }
+
+    /// The operating system says the network went away or came back. Offline, nothing is
+    /// tried (and the status says so); back online, everything is tried at once.
+    pub async fn set_network(&self, online: bool) {
+        let senders: Vec<_> = self.lock().values().map(|h| h.commands.clone()).collect();
+        for commands in senders {
+            let _ = commands.send(Command::Network { online }).await;
+        }
+    }
+
+    /// Bytes of a same-origin media reference (`/api/interactions/media/<id>`), fetched with
+    /// the account's credentials so the UI never needs them.
+    pub async fn media(&self, account: &str, reference: &str) -> Result<MediaBody, EngineError> {
+        let api: ApiClient = self.ask(account, Command::Client).await?;
+        Ok(api.media(reference).await?)
+    }
+
+    /// The account's outbox entries (delivered ones keep their verdict for a while).
+    pub async fn outbox(&self, account: &str) -> Result<Vec<OutboxEntry>, EngineError> {
+        self.ask(account, Command::Outbox).await
+    }
+
+    /// Stop every account (stream positions are saved; the outbox is on disk already).
+    pub async fn shutdown(&self) {
+        let handles: Vec<AccountHandle> = self.lock().drain().map(|(_, h)| h).collect();
+        for handle in handles {
+            let id = handle.account.id.clone();
+            handle.shutdown().await;
+            self.shared.publisher.forget_status(&id);
+        }
+    }
+
+    async fn input(&self, account: &str, input: Input) -> Result<(), EngineError> {
+        if !matches!(
+            input,
+            Input::MarkRead { .. } | Input::MarkAllRead | Input::Dismiss { .. } | Input::Refresh
+        ) {
+            return Err(EngineError::NotAnAppInput);
+        }
+        self.commands(account)?
+            .send(Command::Input(input))
+            .await
+            .map_err(|_| EngineError::Stopped)
+    }
+
+    /// Send a command that replies, and wait for the reply.
+    async fn ask<T>(
+        &self,
+        account: &str,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, EngineError> {
+        let commands = self.commands(account)?;
+        let (reply, answer) = oneshot::channel();
+        commands
+            .send(command(reply))
+            .await
+            .map_err(|_| EngineError::Stopped)?;
+        answer.await.map_err(|_| EngineError::Stopped)
+    }
+
+    fn commands(&self, account: &str) -> Result<tokio::sync::mpsc::Sender<Command>, EngineError> {
+        self.lock()
+            .get(account)
+            .map(|h| h.commands.clone())
+            .ok_or_else(|| EngineError::UnknownAccount(account.to_owned()))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, AccountHandle>> {
+        // A panic while holding this lock leaves the map itself consistent; keep going.
+        self.shared
+            .accounts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keyring calls block (D-Bus); run them off the async threads.
+    async fn keyring_call<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&Keyring) -> Result<T, KeyringError> + Send + 'static,
+    ) -> Result<T, EngineError> {
+        let keyring = self.shared.keyring.clone();
+        tokio::task::spawn_blocking(move || call(&keyring))
+            .await
+            .map_err(|_| EngineError::Stopped)?
+            .map_err(EngineError::from)
+    }
+}
