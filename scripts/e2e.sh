@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The desktop end-to-end stage: build the web UI and the app, then drive the real window through
+# tauri-driver + WebKitWebDriver against a real `inbox serve` (tests/e2e). Screenshots go to
+# $ARTIFACTS_DIR/e2e/. scripts/test-suite.sh runs this with Xvfb ($DISPLAY) and a D-Bus session
+# already up; run alone, it starts its own (xvfb-run, dbus-run-session).
+#
+# scripts/e2e.sh --bench   instead measures idle memory (next to a minimal Tauri window built in
+#                          the same run) and ask-to-visible latency; see docs/benchmarks-desktop.md.
+set -euo pipefail
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$REPO_ROOT/scripts/env.sh"
+cd "$REPO_ROOT"
+
+if [ -z "${DISPLAY:-}" ]; then
+  exec xvfb-run -a -s "-screen 0 1400x900x24" "$0" "$@"
+fi
+if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
+  exec dbus-run-session -- "$0" "$@"
+fi
+
+command -v tauri-driver >/dev/null || { echo "tauri-driver missing: run scripts/setup.sh" >&2; exit 1; }
+command -v WebKitWebDriver >/dev/null || { echo "WebKitWebDriver missing (Debian: webkit2gtk-driver)" >&2; exit 1; }
+
+# The app embeds ui/dist at compile time, so the UI is built first.
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
+  (cd ui && npm run build)
+fi
+cargo build --locked -p inbox-desktop -p inbox-cli
+
+mkdir -p "$ARTIFACTS_DIR/e2e"
+rm -f "$ARTIFACTS_DIR/e2e/"*.log
+export APP_BIN="$CARGO_TARGET_DIR/debug/inbox-desktop"
+export INBOX_BIN="$CARGO_TARGET_DIR/debug/inbox"
+export TAURI_DRIVER="$(command -v tauri-driver)"
+# WebKitGTK in Xvfb: no GPU, and no sandbox helper inside containers.
+export WEBKIT_DISABLE_COMPOSITING_MODE=1
+export WEBKIT_DISABLE_DMABUF_RENDERER=1
+if [ "${1:-}" = --bench ]; then
+  cargo build --locked -p inbox-desktop --example minimal-window
+  export MINIMAL_BIN="$CARGO_TARGET_DIR/debug/examples/minimal-window"
+  export WEBKIT_VERSION="$(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null || true)"
+  (cd tests/e2e && npm run --silent bench) | tee "$ARTIFACTS_DIR/e2e/benchmark.md"
+  exit 0
+fi
+(cd tests/e2e && npm test)
+echo "==> e2e screenshots: $(ls "$ARTIFACTS_DIR/e2e/"*.png 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"

@@ -1,0 +1,71 @@
+//! TypeScript for the desktop commands and events, written into `ui/src/generated/desktop/`.
+//!
+//! `cargo run -p inbox-desktop --example export-ts` regenerates them; the test below fails when
+//! the committed files are stale. Only this crate's own files are written: the types they
+//! reference (`Card`, `Counts`, …) belong to inbox-sync and inbox-protocol.
+
+use std::path::Path;
+
+use ts_rs::TS;
+
+use crate::command_error::CommandError;
+use crate::views::{
+    AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
+};
+
+fn export_one<T: TS + 'static>(
+    dir: &Path,
+    written: &mut Vec<String>,
+) -> Result<(), ts_rs::ExportError> {
+    let name = T::output_path().ok_or(ts_rs::ExportError::CannotBeExported(
+        std::any::type_name::<T>(),
+    ))?;
+    let path = dir.join(&name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, T::export_to_string()?)?;
+    written.push(name.to_string_lossy().into_owned());
+    Ok(())
+}
+
+/// Write every desktop type into `dir` (the `ui/src/generated` folder); returns the file names.
+pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
+    let mut written = Vec::new();
+    export_one::<AccountView>(dir, &mut written)?;
+    export_one::<InboxSnapshot>(dir, &mut written)?;
+    export_one::<OpenRequest>(dir, &mut written)?;
+    export_one::<AnswerArgs>(dir, &mut written)?;
+    export_one::<DeclineArgs>(dir, &mut written)?;
+    export_one::<RemoteImagesArgs>(dir, &mut written)?;
+    export_one::<NewAccount>(dir, &mut written)?;
+    export_one::<CommandError>(dir, &mut written)?;
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    #[test]
+    fn committed_typescript_bindings_are_fresh() {
+        let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated");
+        let fresh = std::env::temp_dir().join(format!("inbox-desktop-ts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        let written = super::export_all(&fresh).expect("export bindings");
+        assert!(
+            written.iter().all(|name| name.starts_with("desktop/")),
+            "{written:?}"
+        );
+        for name in written {
+            let want = std::fs::read_to_string(fresh.join(&name)).expect("fresh binding");
+            let have = std::fs::read_to_string(committed.join(&name)).ok();
+            assert_eq!(
+                Some(want),
+                have,
+                "ui/src/generated/{name} is stale: run `cargo run -p inbox-desktop --example export-ts`"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&fresh);
+    }
+}

@@ -1,0 +1,469 @@
+//! The app's state behind every command: the sync engine and its accounts, local mode, the
+//! reviewer's settings, and the tray. Thin glue: syncing, answering and the outbox are the
+//! engine's (inbox-client); this only adapts them to the window, tray and notifications.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use anyhow::Context;
+use inbox_client::{Account, AccountList, ApiClient, Engine, EngineConfig, Keyring, Token};
+use inbox_sync::{Changes, Counts};
+use serde_json::{Map, Value};
+use tauri::{AppHandle, Wry};
+
+use crate::command_error::CommandError;
+use crate::launch::LaunchOptions;
+use crate::local_server::{self, LocalServer};
+use crate::media::{self, MediaSource, RemoteImagePolicy};
+use crate::notifications::Presence;
+use crate::settings::SettingsFile;
+use crate::tray::Tray;
+use crate::views::{AccountView, InboxSnapshot, NewAccount};
+
+/// The account id of a server given with `--url`/`INBOX_URL` for one run.
+pub const LAUNCH_ACCOUNT_ID: &str = "server";
+
+pub struct Desk {
+    pub engine: Engine,
+    pub presence: Arc<Presence>,
+    data_dir: PathBuf,
+    local: tokio::sync::Mutex<Option<LocalServer>>,
+    local_hint: Option<String>,
+    /// Accounts are saved to `accounts.json` unless this run follows a `--url` server.
+    saves_accounts: bool,
+    accounts: Mutex<Vec<AccountView>>,
+    settings: Mutex<SettingsFile>,
+    /// Account id → questions whose remote images the reviewer allowed (this run only).
+    allowed_questions: Mutex<HashMap<String, HashSet<String>>>,
+    counts: Mutex<BTreeMap<String, Counts>>,
+    tray: Mutex<Option<Tray>>,
+    /// For remote https media only; the server is reached through the engine.
+    http: reqwest::Client,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Desk {
+    /// Open the data dir, start the engine on the configured accounts — or, with none, start
+    /// the local server and follow it. Call inside the async runtime.
+    pub async fn open(options: &LaunchOptions, default_data_dir: PathBuf) -> anyhow::Result<Desk> {
+        let data_dir = options.data_dir.clone().unwrap_or(default_data_dir);
+        std::fs::create_dir_all(&data_dir)
+            .with_context(|| format!("create {}", data_dir.display()))?;
+        let settings = SettingsFile::load(&data_dir);
+        let presence = Arc::new(Presence::default());
+        presence.set_do_not_disturb(settings.settings.do_not_disturb);
+        let engine = Engine::new(
+            EngineConfig::new(data_dir.join("sync")),
+            open_keyring().await,
+        );
+
+        let mut views = Vec::new();
+        let mut local = None;
+        let mut saves_accounts = true;
+        if let (Some(url), Some(token)) = (&options.url, &options.token) {
+            saves_accounts = false;
+            let account = Account::new(LAUNCH_ACCOUNT_ID, &options.label, url)?;
+            engine
+                .add_account(account.clone(), Some(Token::new(token.clone())))
+                .await
+                .context("follow the server given with --url")?;
+            views.push(view(&account, false));
+        } else {
+            let saved = AccountList::load(&accounts_file(&data_dir))?.accounts;
+            if saved.is_empty() {
+                let server = LocalServer::start(&data_dir.join("local-server")).await?;
+                let account = Account::new(local_server::ACCOUNT_ID, "Local", &server.base_url)?;
+                engine
+                    .add_account(account.clone(), Some(server.reviewer()))
+                    .await
+                    .context("follow the local server")?;
+                views.push(view(&account, true));
+                local = Some(server);
+            } else {
+                for (id, error) in engine.start(saved.clone()).await {
+                    tracing::warn!(account = %id, error = %error, "account not started");
+                }
+                views.extend(saved.iter().map(|a| view(a, false)));
+            }
+        }
+        if options.demo {
+            match &local {
+                Some(server) => ask_demo_questions(&server.base_url, server.asker()),
+                None => {
+                    tracing::warn!("--demo only asks the local server; no local server in this run")
+                }
+            }
+        }
+        Ok(Desk {
+            engine,
+            presence,
+            local_hint: local.as_ref().map(LocalServer::hint),
+            local: tokio::sync::Mutex::new(local),
+            data_dir,
+            saves_accounts,
+            accounts: Mutex::new(views),
+            settings: Mutex::new(settings),
+            allowed_questions: Mutex::new(HashMap::new()),
+            counts: Mutex::new(BTreeMap::new()),
+            tray: Mutex::new(None),
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::limited(3))
+                .build()
+                .context("build the media HTTP client")?,
+        })
+    }
+
+    pub fn attach_tray(&self, tray: Tray) {
+        tray.show_do_not_disturb(self.presence.do_not_disturb());
+        *lock(&self.tray) = Some(tray);
+    }
+
+    /// Keep the tray count current from a batch (counts are absolute per account).
+    pub fn note_counts(&self, batch: &Changes) {
+        let pending = {
+            let mut counts = lock(&self.counts);
+            counts.insert(batch.account.clone(), batch.counts);
+            counts.values().map(|c| c.pending).sum()
+        };
+        if let Some(tray) = lock(&self.tray).as_ref() {
+            tray.show_pending(pending);
+        }
+    }
+
+    pub async fn snapshot(&self) -> InboxSnapshot {
+        let snapshots = self.engine.snapshot().await;
+        let mut cards = Vec::new();
+        let mut connections = BTreeMap::new();
+        let mut counts = BTreeMap::new();
+        for snapshot in snapshots {
+            cards.extend(snapshot.cards);
+            connections.insert(snapshot.account.clone(), snapshot.status);
+            counts.insert(snapshot.account, snapshot.counts);
+        }
+        InboxSnapshot {
+            accounts: lock(&self.accounts).clone(),
+            cards,
+            connections,
+            counts,
+            local_hint: self.local_hint.clone(),
+        }
+    }
+
+    pub fn set_do_not_disturb(&self, _app: &AppHandle<Wry>, on: bool) {
+        self.presence.set_do_not_disturb(on);
+        {
+            let mut settings = lock(&self.settings);
+            settings.settings.do_not_disturb = on;
+            if let Err(e) = settings.save() {
+                tracing::warn!(error = %e, "could not save settings");
+            }
+        }
+        if let Some(tray) = lock(&self.tray).as_ref() {
+            tray.show_do_not_disturb(on);
+        }
+    }
+
+    pub async fn answer(
+        &self,
+        account: &str,
+        id: &str,
+        value: Value,
+        params: Option<Map<String, Value>>,
+    ) -> Result<inbox_sync::Delivery, CommandError> {
+        Ok(self.engine.answer(account, id, value, params).await?)
+    }
+
+    pub fn allow_remote_images(
+        &self,
+        account: &str,
+        id: Option<String>,
+        sender: Option<String>,
+    ) -> Result<(), CommandError> {
+        if id.is_none() && sender.is_none() {
+            return Err(CommandError::new(
+                "missing_field",
+                "give the question `id` or the `sender`",
+            )
+            .with_field("id"));
+        }
+        if let Some(id) = id {
+            lock(&self.allowed_questions)
+                .entry(account.to_owned())
+                .or_default()
+                .insert(id);
+        }
+        if let Some(sender) = sender {
+            let mut settings = lock(&self.settings);
+            settings
+                .settings
+                .remote_image_senders
+                .entry(account.to_owned())
+                .or_default()
+                .insert(sender);
+            settings.save().map_err(|e| {
+                CommandError::new("unavailable", format!("could not save settings: {e}"))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A media item's bytes as a `data:` URL (see [`crate::media`]).
+    pub async fn load_media(&self, account: &str, url: &str) -> Result<String, CommandError> {
+        match media::classify(url)? {
+            MediaSource::SameOrigin(reference) => {
+                let body = self.engine.media(account, &reference).await?;
+                if body.bytes.len() > media::MAX_MEDIA_BYTES {
+                    return Err(CommandError::new(
+                        "media_too_large",
+                        "the media is larger than 16 MiB",
+                    ));
+                }
+                Ok(media::data_url(&body.content_type, &body.bytes))
+            }
+            MediaSource::Remote(remote) => {
+                let cards = self.engine.snapshot_of(account).await?.cards;
+                let policy = RemoteImagePolicy {
+                    questions: lock(&self.allowed_questions)
+                        .get(account)
+                        .cloned()
+                        .unwrap_or_default(),
+                    senders: lock(&self.settings)
+                        .settings
+                        .remote_image_senders
+                        .get(account)
+                        .map(|s| s.iter().cloned().collect())
+                        .unwrap_or_default(),
+                };
+                if !policy.allows(url, &cards) {
+                    return Err(CommandError::new(
+                        "remote_images_blocked",
+                        "remote images load only after you allow them for this question or sender",
+                    ));
+                }
+                let (content_type, bytes) = media::fetch_remote(&self.http, remote).await?;
+                Ok(media::data_url(&content_type, &bytes))
+            }
+        }
+    }
+
+    pub async fn add_account(&self, new: NewAccount) -> Result<AccountView, CommandError> {
+        let url = check_server_url(&new.url)?;
+        let label = if new.label.trim().is_empty() {
+            url.host_str().unwrap_or("Server").to_owned()
+        } else {
+            new.label.trim().to_owned()
+        };
+        if new.token.trim().is_empty() {
+            return Err(
+                CommandError::new("missing_field", "a token is required").with_field("token")
+            );
+        }
+        let id = {
+            let taken: HashSet<String> =
+                lock(&self.accounts).iter().map(|a| a.id.clone()).collect();
+            unique_id(&url, &taken)
+        };
+        let base = url.as_str().trim_end_matches('/').to_owned();
+        let account = Account::new(&id, &label, &base)
+            .map_err(|e| CommandError::new("invalid_url", e.to_string()).with_field("url"))?;
+        self.engine
+            .add_account(account.clone(), Some(Token::new(new.token.trim())))
+            .await?;
+        let added = view(&account, false);
+        lock(&self.accounts).push(added.clone());
+        self.save_accounts()?;
+        Ok(added)
+    }
+
+    pub async fn remove_account(&self, id: &str) -> Result<(), CommandError> {
+        if lock(&self.accounts).iter().any(|a| a.id == id && a.local) {
+            return Err(CommandError::new(
+                "local_account",
+                "the local server stays while no other account is set up",
+            ));
+        }
+        self.engine.remove_account(id).await?;
+        lock(&self.accounts).retain(|a| a.id != id);
+        lock(&self.counts).remove(id);
+        self.save_accounts()
+    }
+
+    fn save_accounts(&self) -> Result<(), CommandError> {
+        if !self.saves_accounts {
+            return Ok(());
+        }
+        let accounts: Vec<Account> = self
+            .engine
+            .accounts()
+            .into_iter()
+            .filter(|a| a.id != local_server::ACCOUNT_ID)
+            .collect();
+        AccountList { accounts }
+            .save(&accounts_file(&self.data_dir))
+            .map_err(|e| CommandError::new("unavailable", e.to_string()))
+    }
+
+    /// Stop syncing (positions saved) and the local server.
+    pub async fn shutdown(&self) {
+        self.engine.shutdown().await;
+        if let Some(server) = self.local.lock().await.take() {
+            server.shutdown().await;
+        }
+    }
+}
+
+fn accounts_file(data_dir: &Path) -> PathBuf {
+    data_dir.join("accounts.json")
+}
+
+fn view(account: &Account, local: bool) -> AccountView {
+    AccountView {
+        id: account.id.clone(),
+        label: account.label.clone(),
+        url: account.server_url.clone(),
+        local,
+    }
+}
+
+/// The OS keyring when it answers; otherwise an in-memory one, so the app still runs (tokens
+/// of added accounts are then not remembered across restarts, and the log says so).
+async fn open_keyring() -> Keyring {
+    let probe = tokio::task::spawn_blocking(|| {
+        let keyring = Keyring::native()?;
+        keyring.load("probe-that-the-keyring-answers")?;
+        Ok::<_, inbox_client::keyring::KeyringError>(keyring)
+    })
+    .await;
+    match probe {
+        Ok(Ok(keyring)) => keyring,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "the OS keyring is unavailable; tokens are kept in memory for this run");
+            Keyring::in_memory().expect("an in-memory keyring")
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "keyring probe failed; tokens are kept in memory for this run");
+            Keyring::in_memory().expect("an in-memory keyring")
+        }
+    }
+}
+
+/// `https:` always; plain `http:` only to this machine (a token must not cross a network in
+/// the clear).
+pub fn check_server_url(raw: &str) -> Result<url::Url, CommandError> {
+    let bad = |message: &str| CommandError::new("invalid_url", message).with_field("url");
+    let url = url::Url::parse(raw.trim()).map_err(|_| bad("not a URL"))?;
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    };
+    match url.scheme() {
+        "https" if url.host().is_some() => Ok(url),
+        "http" if loopback => Ok(url),
+        "http" => Err(bad(
+            "use https (plain http is only for servers on this machine)",
+        )),
+        _ => Err(bad("the server URL must start with https://")),
+    }
+}
+
+/// A file-name-safe account id from the host (and port), unique among `taken`.
+fn unique_id(url: &url::Url, taken: &HashSet<String>) -> String {
+    let mut base: String = url
+        .host_str()
+        .unwrap_or("server")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if let Some(port) = url.port() {
+        base.push_str(&format!("-{port}"));
+    }
+    let base = base
+        .trim_start_matches('.')
+        .chars()
+        .take(56)
+        .collect::<String>();
+    let base = if base.is_empty() {
+        "server".to_owned()
+    } else {
+        base
+    };
+    if !taken.contains(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|c| !taken.contains(c))
+        .expect("a free id")
+}
+
+/// `--demo`: ask one question of every format as the local asker, in the background.
+fn ask_demo_questions(base_url: &str, asker: Token) {
+    let api = match ApiClient::new(base_url, asker) {
+        Ok(api) => api,
+        Err(e) => {
+            tracing::warn!(error = %e, "demo questions not asked");
+            return;
+        }
+    };
+    tokio::spawn(async move {
+        for question in inbox_client::demo::demo_questions() {
+            if let Err(e) = api.ask(&question).await {
+                tracing::warn!(error = %e, "a demo question was refused");
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_is_required_except_on_this_machine() {
+        for ok in [
+            "https://inbox.example.com",
+            "http://127.0.0.1:8790",
+            "http://localhost:1",
+            "http://[::1]:9",
+        ] {
+            assert!(check_server_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://inbox.example.com",
+            "http://10.0.0.2",
+            "ftp://x",
+            "inbox.example.com",
+            "file:///tmp",
+        ] {
+            assert_eq!(
+                check_server_url(bad).unwrap_err().code,
+                "invalid_url",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn account_ids_come_from_the_host_and_never_collide() {
+        let url = url::Url::parse("https://Inbox.Work.Acme:8443/x").unwrap();
+        let mut taken = HashSet::new();
+        let first = unique_id(&url, &taken);
+        assert_eq!(first, "inbox.work.acme-8443");
+        taken.insert(first);
+        assert_eq!(unique_id(&url, &taken), "inbox.work.acme-8443-2");
+        let account = Account::new(unique_id(&url, &taken), "x", "https://inbox.work.acme:8443");
+        assert!(account.is_ok());
+    }
+}

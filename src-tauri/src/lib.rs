@@ -1,0 +1,154 @@
+//! The Interactions Inbox desktop app (Tauri 2): the window, the tray, native notifications and
+//! local mode, as thin glue over the sync engine (`inbox-client`) and the server
+//! (`inbox-server`, run in-process in local mode).
+//!
+//! - [`desk`]: the state behind the commands; [`commands`]: what the window may call;
+//! - [`views`]: the shapes it receives (TypeScript via [`bindings`]);
+//! - [`notifications`]: what pops up and when it is withdrawn; [`tray`], [`tray_badge`];
+//! - [`local_server`]: local mode; [`media`]: media loading without tokens in the page.
+
+pub mod bindings;
+pub mod command_error;
+pub mod commands;
+pub mod desk;
+pub mod launch;
+pub mod local_server;
+pub mod media;
+pub mod notifications;
+pub mod settings;
+pub mod tray;
+pub mod tray_badge;
+pub mod views;
+pub mod window;
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tauri::{AppHandle, Emitter, Manager, RunEvent, Wry};
+use tokio::sync::broadcast::error::RecvError;
+
+use desk::Desk;
+use launch::LaunchOptions;
+use notifications::{Notifier, QuestionRef};
+use views::{CHANGES_EVENT, OPEN_EVENT, OpenRequest};
+
+/// Build and run the app until Quit.
+pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
+    let mut builder = tauri::Builder::default();
+    // An app with its own --data-dir (tests, benchmarks) is a separate instance by design.
+    if options.data_dir.is_none() {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            window::reveal(app);
+        }));
+    }
+    let app = builder
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_opener::init())
+        .invoke_handler(tauri::generate_handler![
+            commands::inbox_snapshot,
+            commands::answer_interaction,
+            commands::decline_interaction,
+            commands::mark_read,
+            commands::open_external,
+            commands::load_media,
+            commands::allow_remote_images,
+            commands::set_do_not_disturb,
+            commands::add_account,
+            commands::remove_account,
+        ])
+        .on_window_event(window::on_event)
+        .setup(move |app| {
+            setup(app.handle(), &options)?;
+            Ok(())
+        })
+        .build(tauri::generate_context!("../tauri.conf.json"))
+        .context("build the app")?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event {
+            let desk = app.state::<Desk>();
+            tauri::async_runtime::block_on(desk.shutdown());
+        }
+    });
+    Ok(())
+}
+
+fn setup(app: &AppHandle<Wry>, options: &LaunchOptions) -> anyhow::Result<()> {
+    let default_dir = app.path().app_data_dir().context("no app data dir")?;
+    let desk = tauri::async_runtime::block_on(Desk::open(options, default_dir))?;
+    let engine = desk.engine.clone();
+    let presence = desk.presence.clone();
+    app.manage(desk);
+
+    let tray = tray::Tray::build(app, presence.do_not_disturb()).context("build the tray icon")?;
+    app.state::<Desk>().attach_tray(tray);
+
+    if let Some(main) = app.get_webview_window(window::MAIN) {
+        presence.set_window_attentive(window::attentive(&main));
+    }
+
+    let opener = app.clone();
+    let notifier = Notifier::spawn(
+        "Interactions Inbox",
+        presence,
+        Arc::new(move |question: QuestionRef| open_question(&opener, question)),
+    );
+
+    // Engine → window and tray: every coalesced batch, as it is.
+    let mut changes = engine.subscribe();
+    let forward = app.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match changes.recv().await {
+                Ok(batch) => {
+                    forward.state::<Desk>().note_counts(&batch);
+                    if let Err(e) = forward.emit(CHANGES_EVENT, &batch) {
+                        tracing::warn!(error = %e, "could not send changes to the window");
+                    }
+                }
+                // Fell behind: send every account's whole list so the window is whole again.
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "change batches lagged; resending the lists");
+                    for snapshot in forward.state::<Desk>().engine.snapshot().await {
+                        let batch = inbox_sync::Changes {
+                            account: snapshot.account,
+                            upserted: snapshot.cards,
+                            removed: Vec::new(),
+                            status: Some(snapshot.status),
+                            counts: snapshot.counts,
+                        };
+                        forward.state::<Desk>().note_counts(&batch);
+                        let _ = forward.emit(CHANGES_EVENT, &batch);
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+
+    // Engine → notifications.
+    let mut notices = engine.notifications();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match notices.recv().await {
+                Ok(event) => notifier.handle(event),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "notification events lagged")
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    Ok(())
+}
+
+/// A notification was clicked: show the window and open the question in it.
+fn open_question(app: &AppHandle<Wry>, question: QuestionRef) {
+    window::reveal(app);
+    let request = OpenRequest {
+        account: question.account,
+        id: question.id,
+    };
+    if let Err(e) = app.emit(OPEN_EVENT, &request) {
+        tracing::warn!(error = %e, "could not ask the window to open a question");
+    }
+}

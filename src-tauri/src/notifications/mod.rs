@@ -1,0 +1,154 @@
+//! Native desktop notifications for new questions, withdrawn when the question is settled.
+//!
+//! The engine says when a question arrived live and when it no longer waits; the [`planner`]
+//! decides what to show (pure); the [`Notifier`] carries that out on the session bus from a
+//! thread of its own, because notify-rust's D-Bus calls block and a click is awaited on a
+//! blocking call too.
+
+mod desktop;
+pub mod planner;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use inbox_client::engine::{Notification, NotificationKind};
+use inbox_sync::Card;
+
+pub use planner::{Attention, NoticeAction, NoticeKey, NoticePlanner, QuestionRef};
+
+/// Arrivals are gathered this long after the last one, so a burst is seen as one.
+const GATHER_QUIET: Duration = Duration::from_millis(300);
+/// …but never held longer than this.
+const GATHER_MAX: Duration = Duration::from_secs(1);
+
+/// What decides whether the reviewer may be interrupted; shared with the window and the tray.
+#[derive(Debug, Default)]
+pub struct Presence {
+    window_attentive: AtomicBool,
+    do_not_disturb: AtomicBool,
+}
+
+impl Presence {
+    pub fn set_window_attentive(&self, on: bool) {
+        self.window_attentive.store(on, Ordering::SeqCst);
+    }
+
+    pub fn set_do_not_disturb(&self, on: bool) {
+        self.do_not_disturb.store(on, Ordering::SeqCst);
+    }
+
+    pub fn do_not_disturb(&self) -> bool {
+        self.do_not_disturb.load(Ordering::SeqCst)
+    }
+
+    pub fn attention(&self) -> Attention {
+        Attention {
+            window_attentive: self.window_attentive.load(Ordering::SeqCst),
+            do_not_disturb: self.do_not_disturb.load(Ordering::SeqCst),
+        }
+    }
+}
+
+enum Command {
+    Engine(Notification),
+    /// The notification server closed one of ours (dismissed, timed out, or withdrawn by us).
+    Closed(u32),
+}
+
+/// The handle the app keeps: hand it every notification event of the engine.
+#[derive(Clone)]
+pub struct Notifier {
+    commands: mpsc::Sender<Command>,
+}
+
+/// Called (on a notification thread) when the reviewer clicks a notification.
+pub type OpenHandler = Arc<dyn Fn(QuestionRef) + Send + Sync>;
+
+impl Notifier {
+    /// Start the notifier thread. `app_name` is what the desktop shows as the sender.
+    pub fn spawn(app_name: &str, presence: Arc<Presence>, on_open: OpenHandler) -> Notifier {
+        let (tx, rx) = mpsc::channel();
+        let closed = tx.clone();
+        let app_name = app_name.to_owned();
+        std::thread::Builder::new()
+            .name("notifications".into())
+            .spawn(move || {
+                let reporter: desktop::ClosedHandler = Arc::new(move |id| {
+                    let _ = closed.send(Command::Closed(id));
+                });
+                let bus = desktop::SessionNotices::new(app_name, on_open, reporter);
+                run(rx, bus, presence);
+            })
+            .expect("spawn the notifications thread");
+        Notifier { commands: tx }
+    }
+
+    /// Pass on one of the engine's notification events.
+    pub fn handle(&self, event: Notification) {
+        let _ = self.commands.send(Command::Engine(event));
+    }
+}
+
+fn run(rx: mpsc::Receiver<Command>, mut bus: desktop::SessionNotices, presence: Arc<Presence>) {
+    let mut planner = NoticePlanner::new();
+    let mut gathered: Vec<Card> = Vec::new();
+    let mut first_gathered = Instant::now();
+    loop {
+        let command = if gathered.is_empty() {
+            match rx.recv() {
+                Ok(c) => Some(c),
+                Err(_) => return,
+            }
+        } else {
+            let deadline = (first_gathered + GATHER_MAX).saturating_duration_since(Instant::now());
+            match rx.recv_timeout(GATHER_QUIET.min(deadline)) {
+                Ok(c) => Some(c),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        };
+        match command {
+            Some(Command::Engine(Notification { account, kind })) => match kind {
+                NotificationKind::Show { card } => {
+                    if gathered.is_empty() {
+                        first_gathered = Instant::now();
+                    }
+                    gathered.push(*card);
+                    if first_gathered.elapsed() < GATHER_MAX {
+                        continue;
+                    }
+                }
+                NotificationKind::Withdraw { id } => {
+                    let question = QuestionRef { account, id };
+                    // Settled before it was ever announced: just never announce it.
+                    gathered.retain(|c| {
+                        c.account != question.account || c.interaction.id != question.id
+                    });
+                    for action in planner.settled(question) {
+                        bus.apply(action);
+                    }
+                    if !gathered.is_empty() && first_gathered.elapsed() < GATHER_MAX {
+                        continue;
+                    }
+                }
+            },
+            Some(Command::Closed(id)) => {
+                if let Some(key) = bus.closed(id) {
+                    planner.forget(&key);
+                }
+                if !gathered.is_empty() && first_gathered.elapsed() < GATHER_MAX {
+                    continue;
+                }
+            }
+            None => {}
+        }
+        if !gathered.is_empty() {
+            let arrivals = std::mem::take(&mut gathered);
+            for action in planner.arrived(&arrivals, Instant::now(), presence.attention()) {
+                bus.apply(action);
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The shapes the window receives from commands and events, and the arguments it sends.
+//! TypeScript for each is generated into `ui/src/generated/desktop/` (see [`crate::bindings`]).
+
+use std::collections::BTreeMap;
+
+use inbox_sync::{Card, ConnectionStatus, Counts};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+/// Event: a batch of changes for one account (`inbox_sync::Changes`).
+pub const CHANGES_EVENT: &str = "inbox://changes";
+/// Event: open this question (a notification or the tray was clicked).
+pub const OPEN_EVENT: &str = "inbox://open";
+
+/// One account as the sidebar shows it. Never carries its token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct AccountView {
+    pub id: String,
+    pub label: String,
+    pub url: String,
+    /// The server this app runs in-process (local mode).
+    pub local: bool,
+}
+
+/// `inbox_snapshot`: everything the window needs to draw itself from scratch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct InboxSnapshot {
+    pub accounts: Vec<AccountView>,
+    /// Every account's cards, each list in display order.
+    pub cards: Vec<Card>,
+    pub connections: BTreeMap<String, ConnectionStatus>,
+    pub counts: BTreeMap<String, Counts>,
+    /// The `inbox ask …` command line for the empty state (local mode only). It names the
+    /// tokens file that holds the asker token; it never contains a token itself.
+    pub local_hint: Option<String>,
+}
+
+/// `inbox://open`
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct OpenRequest {
+    pub account: String,
+    pub id: String,
+}
+
+/// `answer_interaction` arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct AnswerArgs {
+    pub account: String,
+    pub id: String,
+    #[ts(type = "unknown")]
+    pub value: Value,
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub params: Option<Map<String, Value>>,
+}
+
+/// `decline_interaction` arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct DeclineArgs {
+    pub account: String,
+    pub id: String,
+    #[ts(optional)]
+    pub reason: Option<String>,
+}
+
+/// `allow_remote_images` arguments: allow for one question (`id`), or for everything one asker
+/// sends (`sender`) on that account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct RemoteImagesArgs {
+    pub account: String,
+    #[ts(optional)]
+    pub id: Option<String>,
+    #[ts(optional)]
+    pub sender: Option<String>,
+}
+
+/// `add_account` arguments. The token goes straight to the keyring.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct NewAccount {
+    pub url: String,
+    pub token: String,
+    pub label: String,
+}

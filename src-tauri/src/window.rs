@@ -1,0 +1,44 @@
+//! The main window: closing hides it to the tray, and whether the reviewer is looking at it
+//! decides whether a new question also pops up a notification.
+
+use tauri::{AppHandle, Manager, Runtime, WebviewWindow, WindowEvent};
+
+use crate::desk::Desk;
+
+pub const MAIN: &str = "main";
+
+/// Bring the window back from the tray (or from behind other windows).
+pub fn reveal<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = app.get_webview_window(MAIN) {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// Handle the main window's events.
+pub fn on_event<R: Runtime>(window: &tauri::Window<R>, event: &WindowEvent) {
+    if window.label() != MAIN {
+        return;
+    }
+    let desk = window.state::<Desk>();
+    match event {
+        WindowEvent::CloseRequested { api, .. } => {
+            // The app lives on in the tray; Quit is in the tray menu.
+            api.prevent_close();
+            let _ = window.hide();
+            desk.presence.set_window_attentive(false);
+        }
+        WindowEvent::Focused(focused) => {
+            let showing =
+                window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
+            desk.presence.set_window_attentive(*focused && showing);
+        }
+        _ => {}
+    }
+}
+
+/// Whether the reviewer is looking at the window right now (asked at start-up).
+pub fn attentive<R: Runtime>(window: &WebviewWindow<R>) -> bool {
+    window.is_visible().unwrap_or(false) && window.is_focused().unwrap_or(false)
+}

@@ -1,0 +1,252 @@
+//! Native notifications on the real session bus: this test serves
+//! `org.freedesktop.Notifications` itself (zbus) and records what the app's notifier sends,
+//! while a real server (in-process, on 127.0.0.1:0) and the real sync engine supply the
+//! questions. Run inside a D-Bus session (`dbus-run-session`; the test suite provides one).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use inbox_client::{Account, ApiClient, Engine, EngineConfig, Keyring, new_idempotency_key};
+use inbox_desktop::local_server::LocalServer;
+use inbox_desktop::notifications::{Notifier, Presence};
+use inbox_protocol::{AnswerFormat, AnswerRequest, AskRequest};
+use inbox_sync::ConnectionStatus;
+use zbus::object_server::SignalEmitter;
+use zbus::zvariant::OwnedValue;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    Notify {
+        id: u32,
+        summary: String,
+        body: String,
+        actions: Vec<String>,
+    },
+    Close {
+        id: u32,
+    },
+}
+
+struct NotificationServer {
+    calls: Arc<Mutex<Vec<Call>>>,
+    next_id: u32,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl NotificationServer {
+    fn get_capabilities(&self) -> Vec<String> {
+        vec!["actions".into(), "body".into()]
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn notify(
+        &mut self,
+        _app_name: String,
+        replaces_id: u32,
+        _app_icon: String,
+        summary: String,
+        body: String,
+        actions: Vec<String>,
+        _hints: HashMap<String, OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        let id = if replaces_id != 0 {
+            replaces_id
+        } else {
+            self.next_id += 1;
+            self.next_id
+        };
+        self.calls.lock().unwrap().push(Call::Notify {
+            id,
+            summary,
+            body,
+            actions,
+        });
+        id
+    }
+
+    async fn close_notification(
+        &mut self,
+        id: u32,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) {
+        self.calls.lock().unwrap().push(Call::Close { id });
+        // Reason 3: closed by a call to CloseNotification (the spec's code).
+        let _ = Self::notification_closed(&emitter, id, 3).await;
+    }
+
+    fn get_server_information(&self) -> (String, String, String, String) {
+        (
+            "recorder".into(),
+            "inbox-tests".into(),
+            "1".into(),
+            "1.2".into(),
+        )
+    }
+
+    #[zbus(signal)]
+    async fn notification_closed(
+        emitter: &SignalEmitter<'_>,
+        id: u32,
+        reason: u32,
+    ) -> zbus::Result<()>;
+}
+
+async fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenced_by_do_not_disturb()
+ {
+    assert!(
+        std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
+        "this test needs a D-Bus session bus: run it under `dbus-run-session` (scripts/test.sh does)"
+    );
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let _bus = zbus::connection::Builder::session()
+        .unwrap()
+        .name("org.freedesktop.Notifications")
+        .unwrap()
+        .serve_at(
+            "/org/freedesktop/Notifications",
+            NotificationServer {
+                calls: calls.clone(),
+                next_id: 0,
+            },
+        )
+        .unwrap()
+        .build()
+        .await
+        .expect("own org.freedesktop.Notifications (is another notification daemon running?)");
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = LocalServer::start(&dir.path().join("server"))
+        .await
+        .unwrap();
+    let engine = Engine::new(
+        EngineConfig::new(dir.path().join("sync")),
+        Keyring::in_memory().unwrap(),
+    );
+    let account = Account::new("local", "Local", &server.base_url).unwrap();
+    engine
+        .add_account(account, Some(server.reviewer()))
+        .await
+        .unwrap();
+
+    let presence = Arc::new(Presence::default());
+    let notifier = Notifier::spawn(
+        "Interactions Inbox (test)",
+        presence.clone(),
+        Arc::new(|_| {}),
+    );
+    let mut events = engine.notifications();
+    tokio::spawn(async move {
+        while let Ok(event) = events.recv().await {
+            notifier.handle(event);
+        }
+    });
+    let mut statuses = engine.statuses();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while statuses.borrow_and_update().get("local") != Some(&ConnectionStatus::Online) {
+            statuses.changed().await.unwrap();
+        }
+    })
+    .await
+    .expect("the engine comes online");
+
+    let asker = ApiClient::new(&server.base_url, server.asker()).unwrap();
+    let reviewer = ApiClient::new(&server.base_url, server.reviewer()).unwrap();
+
+    // 1. A new question → one Notify with its first line and a default action.
+    let question = asker
+        .ask(&AskRequest::new(
+            "Deploy build 42 to production?\nDetails follow.",
+            AnswerFormat::Confirm,
+        ))
+        .await
+        .unwrap();
+    let shown = wait_for("the notification", Duration::from_secs(10), || {
+        calls.lock().unwrap().iter().find_map(|c| match c {
+            Call::Notify {
+                id,
+                summary,
+                body,
+                actions,
+            } => Some((*id, summary.clone(), body.clone(), actions.clone())),
+            _ => None,
+        })
+    })
+    .await;
+    let (notification_id, summary, body, actions) = shown;
+    assert_eq!(body, "Deploy build 42 to production?");
+    assert!(
+        summary.contains("local-asker"),
+        "the asker is named: {summary}"
+    );
+    assert!(
+        actions.chunks(2).any(|pair| pair[0] == "default"),
+        "a click opens it: {actions:?}"
+    );
+
+    // 2. Answered elsewhere (another reviewer client) → that notification is withdrawn.
+    reviewer
+        .answer(
+            &question.id,
+            &AnswerRequest {
+                answer: serde_json::json!(true),
+                params: None,
+            },
+            &new_idempotency_key(),
+        )
+        .await
+        .unwrap();
+    wait_for("CloseNotification", Duration::from_secs(10), || {
+        calls
+            .lock()
+            .unwrap()
+            .contains(&Call::Close {
+                id: notification_id,
+            })
+            .then_some(())
+    })
+    .await;
+
+    // 3. Do not disturb: the question reaches the inbox, but nothing pops up.
+    presence.set_do_not_disturb(true);
+    let before = calls.lock().unwrap().len();
+    let quiet = asker
+        .ask(&AskRequest::new(
+            "Rotate the staging password?",
+            AnswerFormat::Confirm,
+        ))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snapshot = engine.snapshot_of("local").await.unwrap();
+        if snapshot.cards.iter().any(|c| c.interaction.id == quiet.id) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the question reached the inbox");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Longer than the notifier gathers arrivals, so a notification would have been sent by now.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let after: Vec<Call> = calls.lock().unwrap()[before..].to_vec();
+    assert!(
+        after.is_empty(),
+        "Do not disturb, yet the bus saw {after:?}"
+    );
+
+    engine.shutdown().await;
+    server.shutdown().await;
+}

@@ -1,0 +1,196 @@
+// The real app, end to end: a window driven through tauri-driver + WebKitWebDriver under Xvfb,
+// following a real `inbox serve` on loopback. Questions are asked with `inbox ask`, which blocks
+// until answered and prints the answer — so each answer given in the window is checked where it
+// matters: at the asker.
+
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { literal, sleep } from "./webdriver.mjs";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const CHART_PNG = path.join(REPO, "crates/inbox-client/assets/build-times.png");
+
+const PANE = "//main[@aria-label='Open question']";
+const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
+const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
+const STATUS_BAR = "//footer[@role='contentinfo']";
+
+let server;
+let driver;
+let app;
+
+before(async () => {
+  server = new InboxServer();
+  await server.start();
+  driver = await startDriver({
+    INBOX_URL: server.url,
+    INBOX_TOKEN: server.reviewerToken,
+    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-app-"),
+    // "Open in browser" must not start a real browser on the test machine.
+    BROWSER: "true",
+    RUST_LOG: process.env.RUST_LOG ?? "info",
+  });
+  app = await driver.session();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+});
+
+after(async () => {
+  await app?.quit().catch(() => {});
+  await driver?.stop();
+  await server?.stop();
+});
+
+/** Wait for the question's row, open it, and wait for the open pane to show it. */
+async function open(prompt) {
+  const r = await app.waitForElement(row(prompt));
+  await app.click(r);
+  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
+}
+
+async function answeredWith(asked) {
+  const result = await Promise.race([
+    asked.done,
+    sleep(20000).then(() => ({ code: "timeout", stdout: "", stderr: "" })),
+  ]);
+  assert.equal(result.code, 0, `inbox ask exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+test("a question asked with `inbox ask` appears in the window", async () => {
+  const asked = await server.ask("Is the e2e window alive?", "--format", "confirm");
+  await app.waitForElement(row("Is the e2e window alive?"));
+  await open("Is the e2e window alive?");
+  await app.click(await app.find(paneButton("Yes")));
+  assert.equal(await answeredWith(asked), true);
+});
+
+test("confirm: No from the window reaches the asker", async () => {
+  const asked = await server.ask("Deploy build 42 to production?", "--format", "confirm");
+  await open("Deploy build 42 to production?");
+  await app.click(await app.find(paneButton("No")));
+  assert.equal(await answeredWith(asked), false);
+});
+
+test("select: the chosen option's value reaches the asker", async () => {
+  const asked = await server.ask(
+    "Which region for the new database?",
+    "--format", "select",
+    "-o", "eu-west-1=Europe (Ireland)",
+    "-o", "us-east-1=US East (Virginia)",
+  );
+  await open("Which region for the new database?");
+  await app.click(await app.find(`${PANE}//*[@aria-label='Choose one']//button[contains(., 'Europe (Ireland)')]`));
+  assert.equal(await answeredWith(asked), "eu-west-1");
+});
+
+test("text: typed text reaches the asker", async () => {
+  const asked = await server.ask("What should the headline say?", "--format", "text", "-o", "Faster builds");
+  await open("What should the headline say?");
+  const box = await app.find(`${PANE}//textarea`);
+  await app.type(box, "Shipped from the e2e window");
+  await app.click(await app.find(paneButton("Send")));
+  assert.equal(await answeredWith(asked), "Shipped from the e2e window");
+});
+
+test("form: two steps, review, submit — the typed object reaches the asker", async () => {
+  const schema = {
+    type: "object",
+    required: ["name", "count"],
+    properties: {
+      name: { type: "string", title: "Release name", minLength: 1 },
+      count: { type: "integer", title: "Instances", minimum: 1 },
+      notify: { type: "boolean", title: "Notify customers" },
+    },
+  };
+  const pages = [
+    { title: "Basics", fields: ["name", "count"] },
+    { title: "Announce", fields: ["notify"] },
+  ];
+  const asked = await server.ask(
+    "Fill in the release form for build 43.",
+    "--format", "form",
+    "--schema", JSON.stringify(schema),
+    "--values", JSON.stringify({ count: 3 }),
+    "--pages", JSON.stringify(pages),
+  );
+  await open("Fill in the release form for build 43.");
+  await app.waitForElement(`${PANE}//*[contains(., 'Step 1 of 2')]`);
+  saveScreenshot("form", await app.screenshot());
+  const name = await app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Release name')]/@for]`);
+  await app.type(name, "Build 43");
+  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Next']`));
+  await app.waitForElement(`${PANE}//*[contains(., 'Step 2 of 2')]`);
+  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Review']`));
+  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
+  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Submit']`));
+  const value = await answeredWith(asked);
+  assert.equal(value.name, "Build 43");
+  assert.equal(value.count, 3, "the prefilled value is kept");
+});
+
+test("external: Open in browser waits, and the callback's payload reaches the asker", async () => {
+  const asked = await server.ask(
+    "Sign the change request.",
+    "--format", "external",
+    "--link", "https://sign.example.com/envelope?cb={callback_url}",
+  );
+  await open("Sign the change request.");
+  await app.click(await app.find(paneButton("Open in browser")));
+  await app.waitForElement(`${PANE}//*[@role='status'][contains(., 'Waiting for')]`);
+  // The outside system delivers the answer through the public callback door.
+  const { link } = await server.get(asked.id);
+  const callback = new URL(link).searchParams.get("cb");
+  assert.match(callback, /\/api\/interactions\/callback\//);
+  const resp = await fetch(callback, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ signed: true, envelope: "e2e-1" }),
+  });
+  assert.ok(resp.ok, `callback answered ${resp.status}`);
+  assert.deepEqual(await answeredWith(asked), { signed: true, envelope: "e2e-1" });
+});
+
+test("a question answered elsewhere converges in the window", async () => {
+  const asked = await server.ask("Purge the CDN cache for /docs?", "--format", "confirm");
+  await open("Purge the CDN cache for /docs?");
+  await server.reviewer("answer", asked.id, "true");
+  assert.equal(await answeredWith(asked), true);
+  // The row shows it answered, and the open question shows the answer instead of controls.
+  await app.waitForElement(`${row("Purge the CDN cache for /docs?")}[contains(@class, 'resolved')]`);
+  await app.waitForElement(`${PANE}[contains(., 'Purge the CDN cache')]//section[contains(@class, 'resolution')]`);
+  assert.equal((await app.findAll(paneButton("Yes"))).length, 0, "no answer controls on an answered question");
+});
+
+test("media: an image question renders its picture (screenshots of the inbox and the media)", async () => {
+  await server.ask("Does the build-time chart look right?", "--format", "confirm", "--image", CHART_PNG);
+  await server.ask("Rotate the staging database password now?", "--format", "confirm");
+  await open("Does the build-time chart look right?");
+  // Same-origin media is loaded by the app with the account token and handed over as data:.
+  await app.waitForElement(`${PANE}//img[starts-with(@src, 'data:image/png')]`);
+  saveScreenshot("media", await app.screenshot());
+  saveScreenshot("inbox", await app.screenshot());
+});
+
+test("the server stops and restarts: reconnecting, then caught up with nothing lost", async () => {
+  const before = await server.ask("Answer me while the server is down?", "--format", "confirm");
+  await open("Answer me while the server is down?");
+  await server.stop();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
+  saveScreenshot("reconnecting", await app.screenshot());
+  // Answered while the server is away: kept in the outbox and shown as queued.
+  await app.click(await app.find(paneButton("Yes")));
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
+  await server.start();
+  const during = await server.ask("Asked right after the restart?", "--format", "confirm");
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 60000);
+  await app.waitForElement(row("Asked right after the restart?"), 30000);
+  const delivered = await app.waitFor("the queued answer to reach the server", async () => {
+    const ia = await server.get(before.id);
+    return ia.status === "answered" ? ia : null;
+  }, 30000);
+  assert.equal(delivered.answer.value, true);
+  during.child.kill("SIGKILL");
+  before.child.kill("SIGKILL");
+});

@@ -1,0 +1,189 @@
+// The world around the window: a real `inbox serve` on loopback, the `inbox` CLI as asker and
+// as "another reviewer", and tauri-driver launching the real app.
+
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Session, sleep } from "./webdriver.mjs";
+
+export const INBOX_BIN = required("INBOX_BIN");
+export const APP_BIN = required("APP_BIN");
+export const TAURI_DRIVER = process.env.TAURI_DRIVER ?? "tauri-driver";
+export const ARTIFACTS = path.join(process.env.ARTIFACTS_DIR ?? path.resolve("../../artifacts"), "e2e");
+
+function required(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} must be set (scripts/e2e.sh sets it)`);
+  return value;
+}
+
+export async function freePort() {
+  const server = net.createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+/** A temporary directory removed at exit. */
+export function scratch(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const children = new Set();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+function track(child) {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+/** `inbox serve` with fixed tokens on a fixed port and data dir, so it can be restarted. */
+export class InboxServer {
+  constructor() {
+    this.reviewerToken = `e2e-reviewer-${process.pid}-${Date.now()}`;
+    this.askerToken = `e2e-asker-${process.pid}-${Date.now()}`;
+    this.dataDir = scratch("inbox-e2e-server-");
+    this.child = null;
+  }
+
+  async start(port) {
+    this.port = port ?? this.port ?? (await freePort());
+    this.url = `http://127.0.0.1:${this.port}`;
+    this.log = fs.openSync(path.join(ARTIFACTS, "server.log"), "a");
+    this.child = track(
+      spawn(
+        INBOX_BIN,
+        [
+          "serve",
+          "--bind", `127.0.0.1:${this.port}`,
+          "--data-dir", this.dataDir,
+          "--token", `reviewer-e2e:reviewer:${this.reviewerToken}`,
+          "--token", `e2e-bot:asker:${this.askerToken}`,
+        ],
+        { stdio: ["ignore", this.log, this.log] },
+      ),
+    );
+    const deadline = Date.now() + 15000;
+    while (Date.now() < deadline) {
+      try {
+        const resp = await fetch(`${this.url}/readyz`);
+        if (resp.ok) return;
+      } catch {
+        // not up yet
+      }
+      await sleep(100);
+    }
+    throw new Error("inbox serve did not become ready");
+  }
+
+  async stop() {
+    if (!this.child) return;
+    const exited = once(this.child, "exit");
+    this.child.kill("SIGTERM");
+    await Promise.race([exited, sleep(5000).then(() => this.child?.kill("SIGKILL"))]);
+    this.child = null;
+  }
+
+  /** Ask with `inbox ask …`; resolves once the question is stored, with its id and its exit. */
+  async ask(prompt, ...flags) {
+    const child = track(
+      spawn(INBOX_BIN, ["ask", prompt, ...flags], {
+        env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.askerToken },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = once(child, "exit").then(([code]) => ({ code, stdout, stderr }));
+    const deadline = Date.now() + 15000;
+    while (Date.now() < deadline) {
+      const m = /asked (ia_[A-Za-z0-9_-]+)/.exec(stderr);
+      if (m) return { id: m[1], done: exited, child };
+      if (child.exitCode !== null) throw new Error(`inbox ask failed: ${stderr}`);
+      await sleep(50);
+    }
+    throw new Error(`inbox ask did not report an id: ${stderr}`);
+  }
+
+  /** Run another `inbox` subcommand as the reviewer (answering "elsewhere"). */
+  async reviewer(...args) {
+    const child = spawn(INBOX_BIN, args, {
+      env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.reviewerToken },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const [code] = await once(child, "exit");
+    if (code !== 0) throw new Error(`inbox ${args.join(" ")} exited ${code}: ${stderr}`);
+    return stdout;
+  }
+
+  /** The interaction as the server has it (reviewer door). */
+  async get(id) {
+    const resp = await fetch(`${this.url}/api/interactions/${id}`, {
+      headers: { authorization: `Bearer ${this.reviewerToken}` },
+    });
+    if (!resp.ok) throw new Error(`GET ${id}: ${resp.status}`);
+    return resp.json();
+  }
+}
+
+/** tauri-driver on a free port; the app it launches inherits `env`. */
+export async function startDriver(env) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const log = fs.openSync(path.join(ARTIFACTS, "tauri-driver.log"), "a");
+  const child = track(
+    spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", log, log],
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20000;
+  while (Date.now() < deadline) {
+    try {
+      const resp = await fetch(`${base}/status`);
+      if (resp.ok) break;
+    } catch {
+      // not up yet
+    }
+    if (child.exitCode !== null) throw new Error("tauri-driver exited; see tauri-driver.log");
+    await sleep(100);
+  }
+  return {
+    base,
+    async session(args = []) {
+      return Session.start(base, {
+        browserName: "wry",
+        "tauri:options": { application: APP_BIN, args },
+      });
+    },
+    async stop() {
+      child.kill("SIGTERM");
+      await Promise.race([once(child, "exit"), sleep(3000)]);
+    },
+  };
+}
+
+export function saveScreenshot(name, png) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  fs.writeFileSync(file, png);
+  return file;
+}
