@@ -1,0 +1,429 @@
+//! The sync engine against the real server on loopback: big lists, faults of every kind,
+//! offline answers, races between reviewers, refused tokens.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use common::proxy::{Mode, Proxy};
+use common::*;
+use inbox_client::Token;
+use inbox_client::engine::EngineError;
+use inbox_client::outbox::RecordedVerdict;
+use inbox_protocol::{AnswerRequest, ErrorCode, Status};
+use inbox_sync::{ConnectionStatus, Delivery};
+use serde_json::json;
+
+const CONVERGE: Duration = Duration::from_secs(30);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_pending_questions_sync_and_equal_the_servers_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    seed_pending(&dir, 10_000, 20_000).await;
+    let server = TestServer::start_in(dir, 20_000).await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    // Questions asked while the first pages are still loading arrive live.
+    let bot = server.api(BOT);
+    for i in 0..20 {
+        ask(&bot, &format!("live question {i}")).await;
+    }
+    let pending = converge(&engine, "work", &server.api(ALICE), CONVERGE).await;
+    assert_eq!(pending, 10_020);
+    let snapshot = engine.snapshot_of("work").await.unwrap();
+    assert_eq!(snapshot.counts.pending, 10_020);
+    assert_eq!(snapshot.status, ConnectionStatus::Online);
+    engine.shutdown().await;
+}
+
+/// Asks, answers (as another reviewer) and withdraws directly at the server until stopped.
+fn spawn_churn(server_url: String, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<usize> {
+    tokio::spawn(async move {
+        let bot = inbox_client::ApiClient::new(&server_url, Token::new(BOT)).unwrap();
+        let bob = inbox_client::ApiClient::new(&server_url, Token::new(BOB)).unwrap();
+        let mut asked = Vec::new();
+        let mut done = 0;
+        let mut i = 0usize;
+        while !stop.load(Ordering::SeqCst) {
+            i += 1;
+            let result = match i % 4 {
+                0 if !asked.is_empty() => {
+                    let id: String = asked.remove(0);
+                    let body = AnswerRequest {
+                        answer: json!(true),
+                        params: None,
+                    };
+                    bob.answer(&id, &body, &inbox_client::new_idempotency_key())
+                        .await
+                        .map(|_| ())
+                }
+                2 if asked.len() > 1 => {
+                    let id = asked.remove(1);
+                    bot.withdraw(&id).await.map(|_| ())
+                }
+                _ => bot
+                    .ask(&inbox_protocol::AskRequest::new(
+                        format!("churn {i}"),
+                        inbox_protocol::AnswerFormat::Confirm,
+                    ))
+                    .await
+                    .map(|ia| asked.push(ia.id)),
+            };
+            // The server may be down for a while on purpose; that is part of the test.
+            if result.is_ok() {
+                done += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(15)).await;
+        }
+        done
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_stays_true_through_cuts_restarts_refusals_and_silence() {
+    let mut server = TestServer::start().await;
+    let bot = server.api(BOT);
+    for i in 0..50 {
+        ask(&bot, &format!("before {i}")).await;
+    }
+    let proxy = Proxy::start(server.addr).await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    engine
+        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+
+    // Each fault while the server keeps changing; after each, the lists must be equal.
+    let faults = ["cut", "restart", "refuse", "silence", "cut"];
+    for fault in faults {
+        let stop = Arc::new(AtomicBool::new(false));
+        let churn = spawn_churn(server.url(), stop.clone());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        match fault {
+            "cut" => proxy.cut_all(),
+            "restart" => server.restart().await,
+            "refuse" => {
+                proxy.set_mode(Mode::Refuse);
+                wait_status(&engine, "work", Duration::from_secs(5), |s| {
+                    matches!(s, ConnectionStatus::Reconnecting { .. })
+                })
+                .await;
+                tokio::time::sleep(Duration::from_millis(800)).await;
+                proxy.set_mode(Mode::Forward);
+            }
+            "silence" => {
+                proxy.set_mode(Mode::Stall);
+                // Nothing is refused or closed: only the keepalive timeout can notice.
+                let status = wait_status(&engine, "work", Duration::from_secs(6), |s| {
+                    matches!(s, ConnectionStatus::Reconnecting { .. })
+                })
+                .await;
+                let ConnectionStatus::Reconnecting { next_try_at, .. } = status else {
+                    unreachable!()
+                };
+                assert!(chrono::DateTime::parse_from_rfc3339(&next_try_at).is_ok());
+                proxy.set_mode(Mode::Forward);
+                proxy.cut_all();
+            }
+            _ => unreachable!(),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        stop.store(true, Ordering::SeqCst);
+        let changes = churn.await.unwrap();
+        assert!(changes > 0, "{fault}: the server changed meanwhile");
+        let pending = converge(&engine, "work", &alice, CONVERGE).await;
+        wait_status(&engine, "work", Duration::from_secs(10), |s| {
+            *s == ConnectionStatus::Online
+        })
+        .await;
+        eprintln!("after {fault}: {pending} pending, equal to the server");
+    }
+    engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gap_beyond_the_servers_retention_is_recovered_by_refetching() {
+    let mut server = TestServer::start_with_retention(5).await;
+    let bot = server.api(BOT);
+    let mut early = Vec::new();
+    for i in 0..10 {
+        early.push(ask(&bot, &format!("early {i}")).await.id);
+    }
+    let proxy = Proxy::start(server.addr).await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    engine
+        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+    wait_status(&engine, "work", Duration::from_secs(5), |s| {
+        *s == ConnectionStatus::Online
+    })
+    .await;
+
+    // Away for longer than the server remembers: 3 answered elsewhere, 20 new questions.
+    proxy.set_mode(Mode::Refuse);
+    proxy.cut_all();
+    let bob = server.api(BOB);
+    for id in &early[..3] {
+        let body = AnswerRequest {
+            answer: json!(false),
+            params: None,
+        };
+        bob.answer(id, &body, &inbox_client::new_idempotency_key())
+            .await
+            .unwrap();
+    }
+    for i in 0..20 {
+        ask(&bot, &format!("while away {i}")).await;
+    }
+    proxy.set_mode(Mode::Forward);
+
+    let pending = converge(&engine, "work", &alice, CONVERGE).await;
+    assert_eq!(pending, 27);
+    let snapshot = engine.snapshot_of("work").await.unwrap();
+    for id in &early[..3] {
+        let card = snapshot
+            .cards
+            .iter()
+            .find(|c| &c.interaction.id == id)
+            .expect("a card answered while away is kept, not dropped");
+        assert_eq!(card.interaction.status, Status::Answered);
+        assert_eq!(card.interaction.answer.as_ref().unwrap().answered_by, "bob");
+    }
+    engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once() {
+    let mut server = TestServer::start().await;
+    let bot = server.api(BOT);
+    let question = ask(&bot, "Deploy build 42?").await;
+    let state = tempfile::tempdir().unwrap();
+    let keyring = inbox_client::Keyring::in_memory().unwrap();
+    let engine = engine_with_keyring(state.path(), keyring.clone());
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+
+    // Offline: the server is gone.
+    server.stop().await;
+    wait_status(&engine, "work", Duration::from_secs(5), |s| {
+        matches!(s, ConnectionStatus::Reconnecting { .. })
+    })
+    .await;
+    // Validated locally before anything is queued.
+    let refused = engine
+        .answer("work", &question.id, json!("yes please"), None)
+        .await;
+    assert!(
+        matches!(refused, Err(EngineError::Invalid(_))),
+        "{refused:?}"
+    );
+    let delivery = engine
+        .answer("work", &question.id, json!(true), None)
+        .await
+        .unwrap();
+    assert_eq!(delivery, Delivery::Queued);
+    let queued = engine.outbox("work").await.unwrap();
+    assert_eq!(queued.len(), 1);
+    let key = queued[0].key.clone();
+    assert!(
+        state
+            .path()
+            .join("work/outbox")
+            .join(format!("{key}.json"))
+            .exists()
+    );
+
+    // The app dies; a new one starts on the same state dir and keyring.
+    engine.shutdown().await;
+    drop(engine);
+    let cursor = std::fs::read_to_string(state.path().join("work/cursor.json")).unwrap();
+    assert!(cursor.contains("last_event_id"), "{cursor}");
+    let engine = engine_with_keyring(state.path(), keyring);
+    let failures = engine.start([account("work", &server.url())]).await;
+    assert!(
+        failures.is_empty(),
+        "token comes from the keyring: {failures:?}"
+    );
+    server.restart().await;
+
+    // Delivered on reconnect, with the key minted before the crash.
+    let deadline = tokio::time::Instant::now() + CONVERGE;
+    loop {
+        let entries = engine.outbox("work").await.unwrap();
+        if let Some(RecordedVerdict::Accepted { interaction }) = &entries[0].verdict {
+            assert_eq!(entries[0].key, key);
+            assert_eq!(interaction.status, Status::Answered);
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never delivered");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    converge(&engine, "work", &alice, CONVERGE).await;
+    let card = engine
+        .snapshot_of("work")
+        .await
+        .unwrap()
+        .cards
+        .into_iter()
+        .find(|c| c.interaction.id == question.id)
+        .unwrap();
+    assert_eq!(card.delivery, Some(Delivery::Accepted));
+    assert_eq!(card.interaction.status, Status::Answered);
+
+    // The server holds one answer, recorded under that key: the same key replays it, a
+    // different key is a second answer and is refused.
+    let stored = alice.get(&question.id).await.unwrap();
+    let answer = stored.answer.unwrap();
+    assert_eq!(
+        (answer.value, answer.answered_by.as_str()),
+        (json!(true), "alice")
+    );
+    let body = AnswerRequest {
+        answer: json!(true),
+        params: None,
+    };
+    let replay = alice.answer(&question.id, &body, &key).await.unwrap();
+    assert_eq!(
+        replay.interaction.answer.unwrap().answered_at,
+        answer.answered_at
+    );
+    let second = alice
+        .answer(&question.id, &body, &inbox_client::new_idempotency_key())
+        .await
+        .unwrap_err();
+    assert_eq!(second.code(), Some(ErrorCode::AlreadyAnswered));
+    engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
+    let mut server = TestServer::start().await;
+    let question = ask(&server.api(BOT), "Ship it?").await;
+    let bobs_link = Proxy::start(server.addr).await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    // Two accounts in one engine: two principals, each with its own token in the keyring.
+    engine
+        .add_account(account("alice", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    engine
+        .add_account(account("bob", &bobs_link.url()), Some(Token::new(BOB)))
+        .await
+        .unwrap();
+    converge(&engine, "alice", &server.api(ALICE), CONVERGE).await;
+    converge(&engine, "bob", &server.api(BOB), CONVERGE).await;
+
+    // Bob answers while his link is down; Alice answers meanwhile and wins.
+    bobs_link.set_mode(Mode::Refuse);
+    bobs_link.cut_all();
+    wait_status(&engine, "bob", Duration::from_secs(5), |s| {
+        matches!(s, ConnectionStatus::Reconnecting { .. })
+    })
+    .await;
+    let bobs = engine
+        .answer("bob", &question.id, json!(false), None)
+        .await
+        .unwrap();
+    assert_eq!(bobs, Delivery::Queued);
+    let alices = engine
+        .answer("alice", &question.id, json!(true), None)
+        .await
+        .unwrap();
+    assert_eq!(alices, Delivery::Accepted);
+    bobs_link.set_mode(Mode::Forward);
+
+    let deadline = tokio::time::Instant::now() + CONVERGE;
+    let card = loop {
+        let card = engine
+            .snapshot_of("bob")
+            .await
+            .unwrap()
+            .cards
+            .into_iter()
+            .find(|c| c.interaction.id == question.id)
+            .unwrap();
+        if matches!(card.delivery, Some(Delivery::Rejected { .. })) {
+            break card;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no verdict: {card:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let Some(Delivery::Rejected {
+        code,
+        winner,
+        message,
+    }) = card.delivery
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::AlreadyAnswered);
+    assert_eq!(winner.unwrap().answered_by, "alice");
+    assert!(message.contains("alice"), "{message}");
+    assert_eq!(card.interaction.status, Status::Answered);
+    assert_eq!(card.interaction.answer.unwrap().value, json!(true));
+    let stored = server.api(BOB).get(&question.id).await.unwrap();
+    assert_eq!(stored.answer.unwrap().answered_by, "alice");
+    engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_token_signs_out_without_retrying_and_a_new_one_signs_back_in() {
+    let mut server = TestServer::start().await;
+    ask(&server.api(BOT), "Anyone there?").await;
+    let proxy = Proxy::start(server.addr).await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    engine
+        .add_account(
+            account("work", &proxy.url()),
+            Some(Token::new("not-a-token")),
+        )
+        .await
+        .unwrap();
+    wait_status(&engine, "work", Duration::from_secs(5), |s| {
+        *s == ConnectionStatus::SignedOut
+    })
+    .await;
+    let connections = proxy.accepted();
+    // With a 100 ms backoff base, a retrying client would make dozens of connections here.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(proxy.accepted(), connections, "no request after signed out");
+    assert_eq!(
+        engine.statuses().borrow().get("work"),
+        Some(&ConnectionStatus::SignedOut)
+    );
+
+    engine.sign_in("work", Token::new(ALICE)).await.unwrap();
+    wait_status(&engine, "work", Duration::from_secs(10), |s| {
+        *s == ConnectionStatus::Online
+    })
+    .await;
+    converge(&engine, "work", &server.api(ALICE), CONVERGE).await;
+    engine.shutdown().await;
+    server.stop().await;
+}
