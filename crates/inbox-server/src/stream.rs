@@ -48,10 +48,9 @@ pub async fn stream(
     let (backlog, last_sent) = match requested {
         None => (Vec::new(), store.tail_cursor().await?),
         Some(id) => match store.events_after(&id).await? {
-            EventsAfter::Events(events) => {
-                let last = events.last().map_or(id, |e| e.cursor.clone());
-                (events, last)
-            }
+            // Dedupe starts at the requested id: the backlog passes, the live copies of the
+            // same events (published after we subscribed) do not.
+            EventsAfter::Events(events) => (events, id),
             EventsAfter::Gap(reason) => reset_at_tail(store.as_ref(), reason).await?,
         },
     };

@@ -1,0 +1,296 @@
+//! The SSE stream over real HTTP: frames and ids, resume after a drop, reset on ids that cannot
+//! be honoured, keepalive, expiry, and a restart on the same data dir.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{ASKER, Frame, REVIEWER, Sse, TestServer, start, start_in};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const QUIET: Duration = Duration::from_millis(400);
+
+fn assert_increasing(frames: &[Frame]) {
+    for pair in frames.windows(2) {
+        assert!(
+            pair[0].seq() < pair[1].seq(),
+            "ids must increase: {frames:?}"
+        );
+    }
+}
+
+async fn withdraw(server: &TestServer, id: &str) {
+    let resp = server
+        .request(
+            Method::DELETE,
+            &format!("/api/interactions/{id}"),
+            Some(ASKER),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
+
+async fn stream_cursor(server: &TestServer) -> String {
+    let (_, page) = server
+        .get_json("/api/interactions?status=all", Some(REVIEWER))
+        .await;
+    page["stream_cursor"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn add_answered_and_removed_frames_carry_increasing_ids() {
+    let (server, _dir) = start().await;
+    let early = server.ask_confirm("before the connect").await;
+    let mut stream = Sse::connect(&server, None).await;
+
+    let a = server.ask_confirm("first").await;
+    let add = stream.expect_frame().await;
+    assert_eq!(add.event, "add");
+    assert_eq!(add.data["id"], a);
+    assert_eq!(add.data["status"], "pending");
+    assert_eq!(add.data["prompt"], "first");
+
+    assert_eq!(server.answer(&a, json!(true), None).await.0, StatusCode::OK);
+    let answered = stream.expect_frame().await;
+    assert_eq!(answered.event, "answered");
+    assert_eq!(answered.data["id"], a);
+    assert_eq!(answered.data["status"], "answered");
+    assert_eq!(answered.data["answer"]["value"], true);
+    assert_eq!(answered.data["answer"]["answered_by"], "alice");
+
+    let b = server.ask_confirm("second").await;
+    assert_eq!(stream.expect_frame().await.event, "add");
+    withdraw(&server, &b).await;
+    let removed = stream.expect_frame().await;
+    assert_eq!(removed.event, "removed");
+    assert_eq!(removed.data, json!({"id": b, "reason": "cancelled"}));
+
+    let decline = server
+        .request(
+            Method::POST,
+            &format!("/api/interactions/{early}/decline"),
+            Some(REVIEWER),
+        )
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(decline.status(), StatusCode::OK);
+    let declined = stream.expect_frame().await;
+    assert_eq!(declined.event, "answered");
+    assert_eq!(declined.data["status"], "declined");
+
+    // Tail-only: the ask made before the connect was never replayed.
+    assert_increasing(&[add, answered, removed, declined.clone()]);
+    assert_eq!(
+        declined.id.as_deref(),
+        Some(stream_cursor(&server).await.as_str())
+    );
+    stream.expect_quiet(QUIET).await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_resume_delivers_exactly_the_missed_events_then_the_tail() {
+    let (server, _dir) = start().await;
+    let mut stream = Sse::connect(&server, None).await;
+    let a = server.ask_confirm("a").await;
+    let seen = stream.expect_frame().await;
+    drop(stream);
+
+    // While disconnected: a's answer and two new asks.
+    server.answer(&a, json!(false), None).await;
+    let b = server.ask_confirm("b").await;
+    let c = server.ask_confirm("c").await;
+
+    // Everything after `seen`, oldest first; grows as each round adds a live ask.
+    let mut expected = vec![
+        ("answered".to_owned(), json!(a)),
+        ("add".to_owned(), json!(b)),
+        ("add".to_owned(), json!(c)),
+    ];
+    for by_query in [false, true] {
+        let mut resumed = if by_query {
+            let path = format!(
+                "/api/interactions/stream?last_event_id={}",
+                seen.id.as_deref().unwrap()
+            );
+            Sse::open(server.request(Method::GET, &path, Some(REVIEWER))).await
+        } else {
+            Sse::connect(&server, seen.id.as_deref()).await
+        };
+        let mut missed = Vec::new();
+        for _ in 0..expected.len() {
+            missed.push(resumed.expect_frame().await);
+        }
+        let got: Vec<(String, Value)> = missed
+            .iter()
+            .map(|f| (f.event.clone(), f.data["id"].clone()))
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(missed[0].seq(), seen.seq() + 1, "nothing skipped");
+        assert_increasing(&missed);
+        // Then the live tail, with nothing repeated in between.
+        let d = server.ask_confirm(&format!("d {by_query}")).await;
+        let live = resumed.expect_frame().await;
+        assert_eq!((live.event.as_str(), &live.data["id"]), ("add", &json!(d)));
+        assert_eq!(live.seq(), missed.last().unwrap().seq() + 1);
+        resumed.expect_quiet(QUIET).await;
+        expected.push(("add".to_owned(), json!(d)));
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_resume_racing_new_events_has_no_gap_and_no_duplicate() {
+    let (server, _dir) = start().await;
+    let first = server.ask_confirm("seed").await;
+    let _ = first;
+    let from = stream_cursor(&server).await;
+    // Asks land while the resume is being set up; every one must arrive exactly once.
+    let asking = async {
+        let mut ids = Vec::new();
+        for i in 0..40 {
+            ids.push(server.ask_confirm(&format!("burst {i}")).await);
+        }
+        ids
+    };
+    let connecting = async {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Sse::connect(&server, Some(&from)).await
+    };
+    let (asked, mut stream) = tokio::join!(asking, connecting);
+    let mut frames = Vec::new();
+    for _ in 0..40 {
+        frames.push(stream.expect_frame().await);
+    }
+    let got: Vec<&str> = frames
+        .iter()
+        .map(|f| f.data["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, asked.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_increasing(&frames);
+    stream.expect_quiet(QUIET).await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_id_that_cannot_be_honoured_yields_a_reset_then_the_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_in(dir.path(), |c| c.events_retention = 5).await;
+    for i in 0..10 {
+        server.ask_confirm(&format!("q{i}")).await;
+    }
+    let tail = stream_cursor(&server).await;
+    assert_eq!(tail, "10");
+    for (id, reason) in [
+        ("not-a-number", "malformed_id"),
+        ("-3", "malformed_id"),
+        ("1", "aged_out"),
+        ("99999", "aged_out"),
+    ] {
+        let mut stream = Sse::connect(&server, Some(id)).await;
+        let reset = stream.expect_frame().await;
+        assert_eq!(reset.event, "reset", "{id}");
+        assert_eq!(reset.data, json!({ "reason": reason }), "{id}");
+        assert_eq!(
+            reset.id.as_deref(),
+            Some(stream_cursor(&server).await.as_str())
+        );
+        let fresh = server.ask_confirm(&format!("after reset {id}")).await;
+        let next = stream.expect_frame().await;
+        assert_eq!(
+            (next.event.as_str(), next.data["id"].as_str()),
+            ("add", Some(fresh.as_str()))
+        );
+        assert_eq!(next.seq(), reset.seq() + 1);
+        stream.expect_quiet(QUIET).await;
+    }
+    // The newest ids are still inside the window.
+    let window_start = stream_cursor(&server).await.parse::<u64>().unwrap() - 5;
+    let mut stream = Sse::connect(&server, Some(&window_start.to_string())).await;
+    assert_eq!(stream.expect_frame().await.event, "add");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn idle_streams_get_keepalive_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_in(dir.path(), |c| c.keepalive = Duration::from_millis(200)).await;
+    let mut stream = Sse::connect(&server, None).await;
+    let block = stream.next_block(Duration::from_secs(2)).await;
+    assert_eq!(block, Some(common::Block::Comment("keepalive".into())));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn expiry_emits_removed_and_closes_the_question() {
+    let (server, _dir) = start().await;
+    let mut stream = Sse::connect(&server, None).await;
+    let ia = server
+        .ask(json!({"prompt": "quick?", "answer_format": "confirm", "timeout_s": 1}))
+        .await;
+    let id = ia["id"].as_str().unwrap();
+    assert!(ia["expires_at"].is_string());
+    assert_eq!(stream.expect_frame().await.event, "add");
+    let removed = stream
+        .next_frame(Duration::from_secs(4))
+        .await
+        .expect("expired in time");
+    assert_eq!(removed.event, "removed");
+    assert_eq!(removed.data, json!({"id": id, "reason": "expired"}));
+    let (_, read) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
+        .await;
+    assert_eq!(read["status"], "expired");
+    let (status, body) = server.answer(id, json!(true), None).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "expired answers are the uniform 404"
+    );
+    assert_eq!(body["error"]["code"], "not_found");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_restart_on_the_same_data_dir_keeps_data_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_in(dir.path(), |_| {}).await;
+    let a = server.ask_confirm("survives").await;
+    let after_a = stream_cursor(&server).await;
+    let b = server.ask_confirm("also survives").await;
+    let key_reply = server.answer(&b, json!(true), Some("restart-key")).await;
+    assert_eq!(key_reply.0, StatusCode::OK);
+    let mut open = Sse::connect(&server, None).await;
+    server.shutdown().await;
+    // The stream ends with the server instead of holding the shutdown.
+    assert!(open.next_frame(Duration::from_secs(2)).await.is_none());
+
+    let server = start_in(dir.path(), |_| {}).await;
+    let (_, pending) = server.get_json("/api/interactions", Some(REVIEWER)).await;
+    assert_eq!(pending["items"][0]["id"], a);
+    assert_eq!(pending["items"].as_array().unwrap().len(), 1);
+    // Resume from before the restart: exactly what came after.
+    let mut stream = Sse::connect(&server, Some(&after_a)).await;
+    let missed = [stream.expect_frame().await, stream.expect_frame().await];
+    assert_eq!(
+        (missed[0].event.as_str(), &missed[0].data["id"]),
+        ("add", &json!(b))
+    );
+    assert_eq!(
+        (missed[1].event.as_str(), &missed[1].data["id"]),
+        ("answered", &json!(b))
+    );
+    // Ids keep counting up, and the idempotency record survived.
+    let c = server.ask_confirm("after restart").await;
+    let live = stream.expect_frame().await;
+    assert_eq!(live.data["id"], c);
+    assert_eq!(live.seq(), missed[1].seq() + 1);
+    let replay = server.answer(&b, json!(true), Some("restart-key")).await;
+    assert_eq!(replay, key_reply);
+    server.shutdown().await;
+}
