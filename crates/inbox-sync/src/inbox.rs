@@ -65,8 +65,6 @@ pub struct Inbox {
     /// Page 1 of the first sync has arrived, so the stream has a position to open from.
     seeded: bool,
     signed_out: bool,
-    /// Cards whose final state was asked for with `FetchInteraction`.
-    fetching: HashSet<String>,
     /// The latest `Tick`.
     now: Option<DateTime<Utc>>,
 }
@@ -113,7 +111,6 @@ impl Inbox {
             paging: None,
             seeded: false,
             signed_out: false,
-            fetching: HashSet::new(),
             now: None,
         }
     }
@@ -254,11 +251,9 @@ impl Inbox {
             }
             Input::AnswerVerdict { id, verdict } => self.verdict(&mut tx, &id, verdict),
             Input::InteractionFetched { interaction } => {
-                self.fetching.remove(&interaction.id);
                 self.learn(&mut tx, interaction, Origin::Authoritative);
             }
             Input::InteractionGone { id } => {
-                self.fetching.remove(&id);
                 self.modify(&mut tx, &id, |e| {
                     if e.interaction.status.is_final() {
                         return false;
@@ -460,17 +455,15 @@ impl Inbox {
             .order
             .iter()
             .map(SortKey::id)
-            .filter(|id| {
-                !snapshot.contains(id) && !added_live.contains(*id) && !self.fetching.contains(*id)
-            })
+            .filter(|id| !snapshot.contains(id) && !added_live.contains(*id))
             .filter(|id| self.entries[*id].interaction.status == Status::Pending)
             .map(str::to_owned)
             .collect();
         for item in items {
             self.learn(tx, item, Origin::Refetch);
         }
+        // Asked again on every refetch while unresolved, so a lost answer is not fatal.
         for id in vanished {
-            self.fetching.insert(id.clone());
             tx.effects.push(Effect::FetchInteraction { id });
         }
     }

@@ -29,6 +29,27 @@
 //!   resumes too.
 //! - Answers: `AnswerQueued` (outbox) → `AnswerSending` → `AnswerVerdict`; the card's
 //!   [`Delivery`] tells the reviewer how it went, including who won when somebody was first.
+//!
+//! # A driver in miniature
+//! ```
+//! use inbox_protocol::InteractionPage;
+//! use inbox_sync::{ConnectionStatus, Effect, Inbox, Input};
+//!
+//! let mut inbox = Inbox::new("work");
+//! let outcome = inbox.handle(Input::Start);
+//! assert_eq!(outcome.effects, [Effect::FetchPage { cursor: None }]);
+//!
+//! // ... the driver performs the request and reports what came back:
+//! let page = InteractionPage { items: vec![], next_cursor: None, stream_cursor: "41".into() };
+//! let outcome = inbox.handle(Input::PageLoaded { page, cursor_requested: None });
+//! assert_eq!(outcome.effects, [Effect::OpenStream { last_event_id: Some("41".into()) }]);
+//!
+//! let outcome = inbox.handle(Input::StreamOpened);
+//! assert_eq!(outcome.changes.status, Some(ConnectionStatus::Online));
+//! // Send `outcome.changes` to the UI (or merge several with `Changes::merge` first),
+//! // and persist `inbox.last_event_id()` now and then.
+//! assert_eq!(inbox.last_event_id(), Some("41"));
+//! ```
 
 mod card;
 mod change;
