@@ -57,6 +57,8 @@ pub struct Inbox {
     seen: SeenEvents,
     /// Where the stream resumes: the newest SSE id applied, or page 1's `stream_cursor`.
     last_event_id: Option<String>,
+    /// Whether `last_event_id` orders incoming ids (false right after a `reset` without id).
+    position_trusted: bool,
     status: ConnectionStatus,
     stream: Stream,
     /// Failures since the stream was last open (the `attempt` the status bar shows).
@@ -105,6 +107,7 @@ impl Inbox {
             tombstones: Tombstones::new(TOMBSTONES),
             seen: SeenEvents::new(SEEN_EVENTS),
             last_event_id,
+            position_trusted: true,
             status: ConnectionStatus::Offline,
             stream: Stream::Closed,
             failures: 0,
@@ -471,19 +474,9 @@ impl Inbox {
     // ---- stream -----------------------------------------------------------------------
 
     fn stream_event(&mut self, tx: &mut Tx, id: Option<String>, event: StreamEvent) {
-        if let Some(id) = id {
-            // A replayed frame (overlapping resume) is applied once.
-            let older = self
-                .last_event_id
-                .as_deref()
-                .is_some_and(|last| stream_id::is_after(&id, last) == Some(false));
-            if older || !self.seen.insert(&id) {
-                return;
-            }
-            self.last_event_id = Some(id);
-        }
         match event {
-            StreamEvent::Add(interaction) => {
+            StreamEvent::Reset(_) => self.stream_reset(tx, id),
+            StreamEvent::Add(interaction) if self.accept_frame(id.as_deref()) => {
                 if let Some(Paging {
                     purpose: Purpose::Refetch(staging),
                     ..
@@ -493,10 +486,52 @@ impl Inbox {
                 }
                 self.learn(tx, interaction, Origin::Live);
             }
-            StreamEvent::Answered(e) => self.resolve(tx, &e.id, e.status, Some(e.answer)),
-            StreamEvent::Removed(e) => self.resolve(tx, &e.id, e.reason.status(), None),
-            StreamEvent::Reset(_) => self.begin_refetch(tx),
+            StreamEvent::Answered(e) if self.accept_frame(id.as_deref()) => {
+                self.resolve(tx, &e.id, e.status, Some(e.answer))
+            }
+            StreamEvent::Removed(e) if self.accept_frame(id.as_deref()) => {
+                self.resolve(tx, &e.id, e.reason.status(), None)
+            }
+            _ => {} // a frame already applied
         }
+    }
+
+    /// Whether a frame is new, recording its id as the stream position if so. A replayed
+    /// frame (an overlapping resume) is applied once.
+    fn accept_frame(&mut self, id: Option<&str>) -> bool {
+        let Some(id) = id else {
+            return true;
+        };
+        let older = self.position_trusted
+            && self
+                .last_event_id
+                .as_deref()
+                .is_some_and(|last| stream_id::is_after(id, last) == Some(false));
+        if older || !self.seen.insert(id) {
+            return false;
+        }
+        self.last_event_id = Some(id.to_owned());
+        self.position_trusted = true;
+        true
+    }
+
+    /// The server could not resume from our position and fell back to its tail: refetch.
+    /// Its ids may even have started over (a wiped store), so the old position no longer
+    /// orders anything: the next id is taken as it comes.
+    fn stream_reset(&mut self, tx: &mut Tx, id: Option<String>) {
+        if let Some(id) = &id
+            && !self.seen.insert(id)
+        {
+            return;
+        }
+        self.seen = SeenEvents::new(SEEN_EVENTS);
+        self.position_trusted = false;
+        if let Some(id) = id {
+            self.seen.insert(&id);
+            self.last_event_id = Some(id);
+            self.position_trusted = true;
+        }
+        self.begin_refetch(tx);
     }
 
     /// A final state from the stream. The first final state wins; a card we do not hold

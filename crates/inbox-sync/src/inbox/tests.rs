@@ -468,6 +468,48 @@ fn refetch_after_reset() {
             ..Row::default()
         },
         Row {
+            name: "after a reset from a server whose ids started over, smaller ids still apply",
+            inputs: then(
+                seeded(vec![ia("a", 1)]),
+                vec![
+                    reset("1"),
+                    loaded(None, page(vec![ia("a", 1)], None, "1")),
+                    add("2", ia("x", 5)),
+                ],
+            ),
+            list: "x:pending a:pending",
+            effects: with(seeded_effects(), vec![fetch(None), notify("x")]),
+            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("2"))),
+            ..Row::default()
+        },
+        Row {
+            name: "a reset without an id: the next frame's id becomes the position",
+            inputs: then(
+                seeded(vec![]),
+                vec![
+                    Input::StreamEvent {
+                        id: None,
+                        event: inbox_protocol::StreamEvent::Reset(inbox_protocol::ResetEvent {
+                            reason: inbox_protocol::ResetReason::MalformedId,
+                        }),
+                    },
+                    add("3", ia("x", 5)),
+                    add("3", ia("x", 5)),
+                ],
+            ),
+            list: "x:pending",
+            effects: with(seeded_effects(), vec![fetch(None), notify("x")]),
+            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("3"))),
+            ..Row::default()
+        },
+        Row {
+            name: "a reset frame delivered twice refetches once",
+            inputs: then(seeded(vec![]), vec![reset("11"), reset("11")]),
+            list: "",
+            effects: with(seeded_effects(), vec![fetch(None)]),
+            ..Row::default()
+        },
+        Row {
             name: "a dismissed card is not brought back by a stale page",
             inputs: then(
                 seeded(vec![ia("a", 1)]),
