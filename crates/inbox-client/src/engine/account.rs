@@ -44,7 +44,7 @@ pub(crate) enum Command {
         reply: oneshot::Sender<Result<Delivery, EngineError>>,
     },
     /// MarkRead, MarkAllRead, Dismiss, Refresh (checked by the engine).
-    Input(Input),
+    Input(Box<Input>),
     Network {
         online: bool,
     },
@@ -68,7 +68,7 @@ enum Internal {
     },
     Fetched {
         id: String,
-        result: Result<Interaction, ClientError>,
+        result: Result<Box<Interaction>, ClientError>,
     },
     Sent {
         key: String,
@@ -306,6 +306,7 @@ impl AccountTask {
             }
             Command::Act { id, action, reply } => self.act(id, action, reply),
             Command::Input(input) => {
+                let input = *input;
                 let dismissed = match &input {
                     Input::Dismiss { id } => Some(id.clone()),
                     _ => None,
@@ -433,7 +434,9 @@ impl AccountTask {
             }
             Internal::Stream { .. } => {} // from a connection we already left
             Internal::Fetched { id, result } => match result {
-                Ok(interaction) => self.apply(Input::InteractionFetched { interaction }),
+                Ok(interaction) => self.apply(Input::InteractionFetched {
+                    interaction: *interaction,
+                }),
                 Err(e) if e.code() == Some(ErrorCode::NotFound) || e.status() == Some(404) => {
                     self.apply(Input::InteractionGone { id })
                 }
@@ -556,7 +559,7 @@ impl AccountTask {
     fn fetch_interaction(&mut self, id: String) {
         let (api, tx) = (self.api.clone(), self.internal_tx.clone());
         tokio::spawn(async move {
-            let result = api.get(&id).await;
+            let result = api.get(&id).await.map(Box::new);
             let _ = tx.send(Internal::Fetched { id, result }).await;
         });
     }

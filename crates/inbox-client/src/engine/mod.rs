@@ -415,7 +415,7 @@ impl Engine {
             return Err(EngineError::NotAnAppInput);
         }
         self.commands(account)?
-            .send(Command::Input(input))
+            .send(Command::Input(Box::new(input)))
             .await
             .map_err(|_| EngineError::Stopped)
     }
