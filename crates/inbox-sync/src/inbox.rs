@@ -517,13 +517,9 @@ impl Inbox {
 
     /// The server could not resume from our position and fell back to its tail: refetch.
     /// Its ids may even have started over (a wiped store), so the old position no longer
-    /// orders anything: the next id is taken as it comes.
+    /// orders anything: the next id is taken as it comes. A reset is never skipped as a
+    /// duplicate: a needless refetch costs a page, a skipped one could cost a card.
     fn stream_reset(&mut self, tx: &mut Tx, id: Option<String>) {
-        if let Some(id) = &id
-            && !self.seen.insert(id)
-        {
-            return;
-        }
         self.seen = SeenEvents::new(SEEN_EVENTS);
         self.position_trusted = false;
         if let Some(id) = id {

@@ -503,10 +503,38 @@ fn refetch_after_reset() {
             ..Row::default()
         },
         Row {
-            name: "a reset frame delivered twice refetches once",
-            inputs: then(seeded(vec![]), vec![reset("11"), reset("11")]),
-            list: "",
-            effects: with(seeded_effects(), vec![fetch(None)]),
+            name: "a reset is never skipped as a duplicate: a repeated one starts over",
+            inputs: then(
+                seeded(vec![]),
+                vec![
+                    reset("11"),
+                    reset("11"),
+                    loaded(None, page(vec![], None, "11")),
+                    loaded(None, page(vec![ia("a", 1)], None, "11")),
+                ],
+            ),
+            list: "a:pending",
+            effects: with(
+                seeded_effects(),
+                vec![fetch(None), fetch(None), notify("a")],
+            ),
+            ..Row::default()
+        },
+        Row {
+            name: "a persisted position from before the server's store was wiped recovers",
+            resume: Some("500"),
+            inputs: vec![
+                Input::Start,
+                loaded(None, page(vec![ia("a", 1)], None, "3")),
+                Input::StreamOpened,
+                // The server never issued 500: it falls back to its tail and says so.
+                reset("3"),
+                loaded(None, page(vec![ia("a", 1)], None, "3")),
+                add("4", ia("b", 2)),
+            ],
+            list: "b:pending a:pending",
+            effects: vec![fetch(None), open(Some("500")), fetch(None), notify("b")],
+            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("4"))),
             ..Row::default()
         },
         Row {
