@@ -414,11 +414,14 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
     assert!(!store.is_after(&start, &first_cursor));
 
     // Enough events to age the first ones out of any bounded window.
+    let mut live = store.subscribe();
+    let mut cursors = vec![first_cursor.clone()];
     for i in 0..244 {
         store
             .insert_ask(question(&format!("ia_{i}"), None))
             .await
             .unwrap();
+        cursors.push(next_event(&mut live).await.cursor);
     }
     let recent = store.tail_cursor().await.unwrap();
     for i in 244..250 {
@@ -426,8 +429,32 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
             .insert_ask(question(&format!("ia_{i}"), None))
             .await
             .unwrap();
+        cursors.push(next_event(&mut live).await.cursor);
     }
     let tail = store.tail_cursor().await.unwrap();
+    assert_eq!(cursors.last(), Some(&tail));
+    // Resuming from each cursor: a gap while events after it are gone, then complete
+    // backlogs; and the window covers at least `retention` events.
+    let mut resumable_from = None;
+    for (i, cursor) in cursors.iter().enumerate() {
+        match store.events_after(cursor).await.unwrap() {
+            EventsAfter::Gap(reason) => {
+                assert_eq!(reason, ResetReason::AgedOut);
+                assert_eq!(resumable_from, None, "gaps only before the window, at {i}");
+            }
+            EventsAfter::Events(events) => {
+                resumable_from.get_or_insert(i);
+                let got: Vec<_> = events.iter().map(|e| e.cursor.as_str()).collect();
+                let want: Vec<_> = cursors[i + 1..].iter().map(String::as_str).collect();
+                assert_eq!(got, want, "complete backlog after cursor {i}");
+            }
+        }
+    }
+    let window = cursors.len() - 1 - resumable_from.expect("recent cursors resume");
+    assert!(
+        window >= GAP_TEST_RETENTION,
+        "the window holds {window} events, fewer than the retention"
+    );
     assert_eq!(
         store.events_after(&tail).await.unwrap(),
         EventsAfter::Events(vec![])
@@ -615,6 +642,9 @@ async fn redis(test: &str, retention: usize) -> Option<Harness> {
     })
 }
 
+/// Small enough that the gap test ages events out.
+const GAP_TEST_RETENTION: usize = 20;
+
 /// `behaviour => retention`: one test per store per behaviour.
 macro_rules! conformance {
     ($($behaviour:ident => $retention:expr),* $(,)?) => {
@@ -648,7 +678,7 @@ conformance! {
     idempotent_repeat_replays => 1000,
     idempotency_key_conflicts => 1000,
     expire_due_moves_each_once => 1000,
-    events_after_resumes_or_reports_a_gap => 20,
+    events_after_resumes_or_reports_a_gap => crate::GAP_TEST_RETENTION,
     live_subscription_is_ordered => 1000,
     media_round_trips => 1000,
     ticket_finds_its_interaction => 1000,

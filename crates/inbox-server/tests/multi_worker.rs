@@ -278,6 +278,52 @@ async fn reviewers_racing_on_two_workers_get_one_winner() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_worker_sweeps_but_each_question_expires_once() {
+    let Some((w, _dir)) = workers("expiry_on_every_worker", 3).await else {
+        return;
+    };
+    let mut on_a = Sse::connect(&w[0], None).await;
+    let mut ids = BTreeSet::new();
+    for (i, worker) in w.iter().enumerate() {
+        let ia = worker
+            .ask(json!({"prompt": format!("soon {i}"), "answer_format": "text", "timeout_s": 1}))
+            .await;
+        ids.insert(ia["id"].as_str().unwrap().to_owned());
+    }
+    let mut added = BTreeSet::new();
+    let mut expired = Vec::new();
+    // Three sweepers every 100 ms race over the same due questions.
+    while let Some(frame) = on_a.next_frame(Duration::from_secs(5)).await {
+        let id = frame.data["id"].as_str().unwrap().to_owned();
+        match frame.event.as_str() {
+            "add" => assert!(added.insert(id)),
+            "removed" => {
+                assert_eq!(frame.data["reason"], "expired");
+                expired.push(id);
+            }
+            other => panic!("unexpected {other}"),
+        }
+        if expired.len() == ids.len() {
+            break;
+        }
+    }
+    on_a.expect_quiet(Duration::from_millis(800)).await;
+    expired.sort();
+    assert_eq!(added, ids);
+    assert_eq!(
+        expired,
+        ids.iter().cloned().collect::<Vec<_>>(),
+        "each expired exactly once"
+    );
+    for id in &ids {
+        let (_, read) = w[1]
+            .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
+            .await;
+        assert_eq!(read["status"], "expired");
+    }
+}
+
 /// A redis-server this test owns, on a fixed port so it can be restarted in place.
 struct OwnRedis {
     port: u16,
@@ -396,8 +442,14 @@ async fn workers_become_unready_while_redis_restarts_and_then_serve_again() {
     for worker in &w {
         until_status(worker, "/readyz", StatusCode::OK, Duration::from_secs(20)).await;
     }
-    // Serving again: an ask on B reaches the stream A kept open through the outage, and an
-    // answer on A wakes a wait on B.
+    // Serving again. The stream A kept open through the outage first hears that Redis lost
+    // what it held (a `reset`: refetch), then an ask made on B.
+    let reset = on_a
+        .next_frame(Duration::from_secs(10))
+        .await
+        .expect("a reset after Redis came back empty");
+    assert_eq!(reset.event, "reset");
+    assert_eq!(reset.data["reason"], "aged_out");
     let id = w[1].ask_confirm("after the restart").await;
     let frame = on_a
         .next_frame(Duration::from_secs(10))

@@ -1,9 +1,14 @@
 //! The live half of the Redis store: one task per worker follows the shared events stream
 //! with a blocking `XREAD` and fans each entry out to this worker's subscribers. Every
 //! worker's subscribers therefore see every worker's events, in stream order.
+//!
+//! Each entry names the entry before it, so the follower notices when it could not see a
+//! stretch of the stream (trimmed while it was disconnected, or lost with a Redis restart
+//! without persistence) and tells subscribers with a `reset` rather than skipping silently.
 
 use std::time::Duration;
 
+use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
 use redis::AsyncCommands;
 use redis::aio::MultiplexedConnection;
 use redis::streams::{StreamReadOptions, StreamReadReply};
@@ -54,6 +59,7 @@ async fn follow(
         match tail(&mut conn, &stream).await {
             Ok(tail) if tail < last => {
                 tracing::warn!("events stream is behind what this worker saw; following it anew");
+                announce_gap(&live, tail);
                 last = tail;
             }
             Ok(_) => {}
@@ -102,16 +108,34 @@ async fn read_until_error(
             .xread_options(&[stream], &[last.to_string()], &options)
             .await?;
         for raw in reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids) {
-            if let Some(id) = StreamId::parse(&raw.id) {
-                *last = id;
-            }
             match Entry::decode(&raw) {
-                // An error only means nobody on this worker is listening right now.
                 Some(entry) => {
+                    if entry.prev != *last {
+                        tracing::warn!(
+                            "events between {last} and {} were trimmed before this worker read them",
+                            entry.prev
+                        );
+                        announce_gap(live, entry.prev);
+                    }
+                    // An error only means nobody on this worker is listening right now.
                     let _ = live.send(entry.event);
                 }
                 None => tracing::warn!(id = %raw.id, "skipping an unreadable events entry"),
             }
+            if let Some(id) = StreamId::parse(&raw.id) {
+                *last = id;
+            }
         }
     }
+}
+
+/// Subscribers missed events this follower never saw: a `reset` (at `cursor`, the newest id
+/// known to be gone or the restarted stream's tail) tells them to refetch.
+fn announce_gap(live: &broadcast::Sender<StoredEvent>, cursor: StreamId) {
+    let _ = live.send(StoredEvent {
+        cursor: cursor.to_string(),
+        event: StreamEvent::Reset(ResetEvent {
+            reason: ResetReason::AgedOut,
+        }),
+    });
 }
