@@ -91,8 +91,7 @@ mod tests {
         let err = parse_json::<inbox_protocol::AskRequest>(
             br#"{"prompt": "x", "answer_format": "confirm", "media": [{"kind": "blob", "url": "u"}]}"#,
         )
-        .err()
-        .expect("an unknown media kind is refused");
+        .expect_err("an unknown media kind is refused");
         assert_eq!(err.code(), ErrorCode::MalformedJson);
         assert_eq!(err.body().error.field.as_deref(), Some("media[0].kind"));
     }

@@ -89,8 +89,8 @@ async fn list_filters_by_status() {
     let a = server.ask_confirm("a").await;
     let b = server.ask_confirm("b").await;
     assert_eq!(server.answer(&a, json!(true), None).await.0, StatusCode::OK);
-    assert_eq!(ids(&page(&server, "status=pending").await), [b.clone()]);
-    assert_eq!(ids(&page(&server, "status=answered").await), [a.clone()]);
+    assert_eq!(ids(&page(&server, "status=pending").await), [b.as_str()]);
+    assert_eq!(ids(&page(&server, "status=answered").await), [a.as_str()]);
     assert_eq!(ids(&page(&server, "status=all").await), [b, a]);
     assert!(ids(&page(&server, "status=declined").await).is_empty());
     server.shutdown().await;
@@ -836,4 +836,31 @@ async fn without_configured_tokens_the_first_start_generates_them() {
         reviewer
     );
     again.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    // A sweeper that never runs during the test: the deadline alone must close the question.
+    let server =
+        common::start_in(dir.path(), |c| c.sweep_interval = Duration::from_secs(3600)).await;
+    let ia = server
+        .ask(json!({"prompt": "quick?", "answer_format": "confirm", "timeout_s": 1}))
+        .await;
+    let id = ia["id"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, body) = server.answer(id, json!(true), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let declined = server
+        .request(
+            Method::POST,
+            &format!("/api/interactions/{id}/decline"),
+            Some(REVIEWER),
+        )
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(declined.status(), StatusCode::NOT_FOUND);
+    server.shutdown().await;
 }

@@ -294,3 +294,66 @@ async fn a_restart_on_the_same_data_dir_keeps_data_and_resume() {
     assert_eq!(replay, key_reply);
     server.shutdown().await;
 }
+
+/// A client that stops reading while thousands of events pass overflows the live bus; its
+/// stream must catch up from the store with every event once, in order.
+#[tokio::test]
+async fn a_lagging_stream_catches_up_from_the_store() {
+    use std::sync::Arc;
+
+    use inbox_protocol::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
+    use inbox_server::store::{NewAsk, SqliteStore, Store};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("inbox.sqlite3"), 100_000).unwrap());
+    let state = inbox_server::AppState::new(store.clone(), common::tokens(), "http://127.0.0.1");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, inbox_server::app(state)).await });
+
+    let http = reqwest::Client::new();
+    let mut stream = Sse::open(
+        http.get(format!("{base}/api/interactions/stream"))
+            .bearer_auth(common::REVIEWER),
+    )
+    .await;
+    // Big frames fill the socket buffers, so the sender blocks and the live bus (4096 per
+    // subscriber) overflows while the rest is published.
+    const EVENTS: usize = 8_000;
+    for i in 0..EVENTS {
+        let interaction = Interaction {
+            id: format!("ia_{i:05}"),
+            kind: InteractionKind::Question,
+            prompt: "x".repeat(4_000),
+            answer_format: AnswerFormat::Text,
+            options: vec![],
+            schema: None,
+            data: None,
+            pages: None,
+            link: None,
+            media: vec![],
+            mode: Mode::Sync,
+            expires_at: None,
+            status: Status::Pending,
+            asker: "deploy-bot".into(),
+            created_at: chrono::Utc::now(),
+            answer: None,
+            metadata: Default::default(),
+        };
+        store
+            .insert_ask(NewAsk {
+                interaction,
+                media: vec![],
+                ticket: None,
+            })
+            .await
+            .unwrap();
+    }
+    for i in 0..EVENTS {
+        let frame = stream.expect_frame().await;
+        assert_eq!(frame.event, "add");
+        assert_eq!(frame.seq(), i as u64 + 1, "every event once, in order");
+        assert_eq!(frame.data["id"], format!("ia_{i:05}"));
+    }
+    stream.expect_quiet(QUIET).await;
+}

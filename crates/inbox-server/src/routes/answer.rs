@@ -7,7 +7,7 @@ use inbox_protocol::validate::validate_answer;
 use inbox_protocol::{AnswerRequest, ResolveResponse};
 
 use super::PathId;
-use super::resolution::{claim, idempotency_key, respond};
+use super::resolution::{claim, idempotency_key, past_deadline, respond};
 use crate::auth::AsReviewer;
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -27,6 +27,9 @@ pub async fn answer(
         .get(&id)
         .await?
         .ok_or_else(ApiError::not_found)?;
+    if past_deadline(&ia) {
+        return Err(ApiError::not_found());
+    }
     // Only a live question is judged: a resolved one gets its replay or its winner below.
     if ia.is_pending() {
         validate_answer(&ia, &req.answer)?;

@@ -3,12 +3,19 @@
 
 use axum::Json;
 use axum::http::HeaderMap;
+use chrono::Utc;
 use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
-use inbox_protocol::{ErrorCode, ResolveResponse, Status, paths};
+use inbox_protocol::{ErrorCode, Interaction, ResolveResponse, Status, paths};
 use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::store::{IdempotencyClaim, ResolveOutcome};
+
+/// A question still pending whose deadline has passed: the sweeper has not reached it yet, but
+/// for everyone it is already expired and cannot be answered.
+pub fn past_deadline(ia: &Interaction) -> bool {
+    ia.is_pending() && ia.expires_at.is_some_and(|at| at <= Utc::now())
+}
 
 /// The `Idempotency-Key` header, if sent: 1..=200 visible ASCII characters.
 pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
