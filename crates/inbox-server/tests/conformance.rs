@@ -642,6 +642,48 @@ async fn redis(test: &str, retention: usize) -> Option<Harness> {
     })
 }
 
+/// Redis only: the resume window starts exactly after the newest trimmed entry (each entry
+/// names its predecessor), not at the first retained one, so a client that saw the last
+/// trimmed event still resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_window_starts_right_after_the_last_trimmed_entry() {
+    let test = "redis_window_edge";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    let store = RedisStore::connect(&url, &prefix, 10).await.unwrap();
+    let mut live = store.subscribe();
+    let mut cursors = Vec::new();
+    for i in 0..300 {
+        store
+            .insert_ask(question(&format!("ia_{i}"), None))
+            .await
+            .unwrap();
+        cursors.push(next_event(&mut live).await.cursor);
+    }
+    let mut conn = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let first: redis::streams::StreamRangeReply =
+        redis::AsyncCommands::xrange_count(&mut conn, format!("{prefix}:events"), "-", "+", 1)
+            .await
+            .unwrap();
+    let first = &first.ids[0].id;
+    let at = cursors.iter().position(|c| c == first).unwrap();
+    assert!(at >= 2, "something was trimmed");
+    let EventsAfter::Events(events) = store.events_after(&cursors[at - 1]).await.unwrap() else {
+        panic!("the last trimmed cursor resumes: nothing after it is gone");
+    };
+    assert_eq!(events.len(), cursors.len() - at);
+    assert_eq!(
+        store.events_after(&cursors[at - 2]).await.unwrap(),
+        EventsAfter::Gap(ResetReason::AgedOut)
+    );
+}
+
 /// Small enough that the gap test ages events out.
 const GAP_TEST_RETENTION: usize = 20;
 
