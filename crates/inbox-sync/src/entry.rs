@@ -63,7 +63,7 @@ impl Entry {
 
     pub(crate) fn sort_key(&self) -> SortKey {
         SortKey::new(
-            self.shown_status(),
+            self.shown_status().is_final(),
             self.interaction.created_at,
             &self.interaction.id,
         )

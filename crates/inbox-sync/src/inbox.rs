@@ -47,7 +47,8 @@ enum Origin {
 #[derive(Debug, Clone)]
 pub struct Inbox {
     account: String,
-    entries: HashMap<String, Entry>,
+    /// Boxed: an entry is a few hundred bytes, and a hash table keeps spare slots.
+    entries: HashMap<String, Box<Entry>>,
     /// Display order; kept in step with `entries` by [`Inbox::modify`]/`insert`/`remove`.
     order: BTreeSet<SortKey>,
     /// Deadlines of open cards, so `Tick` and `next_deadline` need not scan every card.
@@ -704,7 +705,11 @@ impl Inbox {
         let Some(entry) = self.entries.get_mut(id) else {
             return false;
         };
-        let (key, deadline, counts) = (entry.sort_key(), entry.deadline(), entry.counts());
+        // The sort key is only rebuilt when what it is made of changed (it owns a copy of
+        // the id, and most changes, like a read, do not move the card).
+        let placement = |e: &Entry| (e.shown_status().is_final(), e.interaction.created_at);
+        let (before, deadline, counts) = (placement(entry), entry.deadline(), entry.counts());
+        let key = || SortKey::new(before.0, before.1, id);
         if !f(entry) {
             return false;
         }
@@ -712,10 +717,9 @@ impl Inbox {
             tx.effects
                 .push(Effect::WithdrawNotification { id: id.to_owned() });
         }
-        let new_key = entry.sort_key();
-        if new_key != key {
-            self.order.remove(&key);
-            self.order.insert(new_key);
+        if placement(entry) != before {
+            self.order.remove(&key());
+            self.order.insert(entry.sort_key());
         }
         let new_deadline = entry.deadline();
         if new_deadline != deadline {
@@ -741,7 +745,7 @@ impl Inbox {
         }
         self.counts.add(entry.counts());
         tx.touch(&id);
-        self.entries.insert(id, entry);
+        self.entries.insert(id, Box::new(entry));
     }
 
     fn remove(&mut self, tx: &mut Tx, id: &str) {
@@ -761,13 +765,13 @@ impl Inbox {
     }
 
     fn finish(&mut self, tx: Tx) -> Outcome {
-        let mut upserted: Vec<(SortKey, Card)> = tx
+        let mut upserted: Vec<Card> = tx
             .touched
             .iter()
             .filter_map(|id| self.entries.get(id))
-            .map(|e| (e.sort_key(), e.card(&self.account)))
+            .map(|e| e.card(&self.account))
             .collect();
-        upserted.sort_by(|a, b| a.0.cmp(&b.0));
+        upserted.sort_by(crate::order::compare_cards);
         let removed = tx
             .removed
             .into_iter()
@@ -777,7 +781,7 @@ impl Inbox {
         Outcome {
             changes: Changes {
                 account: self.account.clone(),
-                upserted: upserted.into_iter().map(|(_, card)| card).collect(),
+                upserted,
                 removed,
                 status,
                 counts: self.counts,

@@ -4,7 +4,6 @@
 use std::cmp::{Ordering, Reverse};
 
 use chrono::{DateTime, Utc};
-use inbox_protocol::Status;
 
 use crate::card::Card;
 
@@ -17,9 +16,9 @@ pub(crate) struct SortKey {
 }
 
 impl SortKey {
-    pub(crate) fn new(status: Status, created_at: DateTime<Utc>, id: &str) -> SortKey {
+    pub(crate) fn new(resolved: bool, created_at: DateTime<Utc>, id: &str) -> SortKey {
         SortKey {
-            resolved: status.is_final(),
+            resolved,
             newest: Reverse(created_at),
             id: Reverse(id.to_owned()),
         }
