@@ -194,6 +194,16 @@ fn save_status(
     Ok(changed == 1)
 }
 
+/// `(rank, interaction)` rows of a page query.
+fn page_rows(mut rows: rusqlite::Rows<'_>) -> Result<Vec<(i64, Interaction)>, StoreError> {
+    let mut page = Vec::new();
+    while let Some(row) = rows.next()? {
+        let body: String = row.get(1)?;
+        page.push((row.get(0)?, serde_json::from_str(&body)?));
+    }
+    Ok(page)
+}
+
 /// A page cursor is the `rank` of the last item served, written `r<rank>`.
 fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
     cursor
@@ -261,20 +271,23 @@ impl Store for SqliteStore {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
             let fetch = i64::try_from(query.limit).unwrap_or(i64::MAX - 1) + 1;
             let status = query.status.status().map(Status::as_str);
-            let mut rows = Vec::new();
-            {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT rank, body FROM interactions
-                     WHERE rank < ?1 AND (?2 IS NULL OR status = ?2)
-                     ORDER BY rank DESC LIMIT ?3",
-                )?;
-                let mut cursor = stmt.query(params![before, status, fetch])?;
-                while let Some(row) = cursor.next()? {
-                    let rank: i64 = row.get(0)?;
-                    let body: String = row.get(1)?;
-                    rows.push((rank, serde_json::from_str::<Interaction>(&body)?));
+            // Two statements, so a status filter walks the (status, rank) index.
+            let mut rows = match status {
+                Some(status) => {
+                    let mut stmt = tx.prepare_cached(
+                        "SELECT rank, body FROM interactions
+                         WHERE status = ?2 AND rank < ?1 ORDER BY rank DESC LIMIT ?3",
+                    )?;
+                    page_rows(stmt.query(params![before, status, fetch])?)?
                 }
-            }
+                None => {
+                    let mut stmt = tx.prepare_cached(
+                        "SELECT rank, body FROM interactions
+                         WHERE rank < ?1 ORDER BY rank DESC LIMIT ?2",
+                    )?;
+                    page_rows(stmt.query(params![before, fetch])?)?
+                }
+            };
             let stream_cursor = tail_seq(&tx)?.to_string();
             tx.commit()?;
             let more = rows.len() > query.limit;
