@@ -229,11 +229,13 @@ impl Inbox {
                 self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.unread, false));
             }
             Input::MarkAllRead => {
+                // In display order, so the withdrawals come out in a stable order.
                 let unread: Vec<String> = self
-                    .entries
+                    .order
                     .iter()
-                    .filter(|(_, e)| e.unread)
-                    .map(|(id, _)| id.clone())
+                    .map(SortKey::id)
+                    .filter(|id| self.entries[*id].unread)
+                    .map(str::to_owned)
                     .collect();
                 for id in unread {
                     self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.unread, false));
