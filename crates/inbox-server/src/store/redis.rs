@@ -138,12 +138,12 @@ impl RedisStore {
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
         Ok(match reply.first().map(String::as_str) {
             Some("resolved") => Settled::Resolved,
-            Some("replayed") => Settled::Replayed(body()?.ok_or_else(short_reply)?),
+            Some("replayed") => Settled::Replayed(body()?.ok_or_else(unexpected_reply)?),
             Some("conflict") => Settled::Conflict,
-            Some("final") => Settled::Final(body()?.ok_or_else(short_reply)?),
+            Some("final") => Settled::Final(body()?.ok_or_else(unexpected_reply)?),
             Some("not_found") => Settled::NotFound,
             Some("stale") => Settled::Stale,
-            _ => return Err(short_reply()),
+            _ => return Err(unexpected_reply()),
         })
     }
 }
@@ -164,7 +164,7 @@ enum Settled {
     Stale,
 }
 
-fn short_reply() -> StoreError {
+fn unexpected_reply() -> StoreError {
     StoreError::from(RedisError::from((
         redis::ErrorKind::TypeError,
         "unexpected reply from a store script",
@@ -302,10 +302,10 @@ impl Store for RedisStore {
             .invoke_async(&mut self.conn.clone())
             .await?;
         let mut reply = reply.into_iter();
-        let stream_cursor = reply.next().ok_or_else(short_reply)?;
+        let stream_cursor = reply.next().ok_or_else(unexpected_reply)?;
         let mut rows = Vec::new();
         while let (Some(score), Some(body)) = (reply.next(), reply.next()) {
-            let rank = parse_rank(&score).ok_or_else(short_reply)?;
+            let rank = parse_rank(&score).ok_or_else(unexpected_reply)?;
             // An index entry whose record is gone is skipped; the rank still moves the page on.
             let ia = if body.is_empty() {
                 None
@@ -341,21 +341,20 @@ impl Store for RedisStore {
                 Some(ia) if ia.is_pending() => Some(apply(ia, resolution.clone(), Utc::now())),
                 _ => None,
             };
-            return Ok(
-                match self.settle(id, change.as_ref(), claim.as_ref()).await? {
-                    Settled::Resolved => match change {
-                        Some((ia, _)) => ResolveOutcome::Resolved(ia),
-                        None => return Err(short_reply()),
-                    },
-                    Settled::Replayed(ia) => ResolveOutcome::Replayed(ia),
-                    Settled::Conflict => ResolveOutcome::IdempotencyConflict,
-                    Settled::Final(ia) => ResolveOutcome::AlreadyFinal(ia),
-                    Settled::NotFound => ResolveOutcome::NotFound,
-                    Settled::Stale => continue,
-                },
-            );
+            let outcome = match self.settle(id, change.as_ref(), claim.as_ref()).await? {
+                Settled::Stale => continue,
+                Settled::Resolved => {
+                    let (ia, _) = change.ok_or_else(unexpected_reply)?;
+                    ResolveOutcome::Resolved(ia)
+                }
+                Settled::Replayed(ia) => ResolveOutcome::Replayed(ia),
+                Settled::Conflict => ResolveOutcome::IdempotencyConflict,
+                Settled::Final(ia) => ResolveOutcome::AlreadyFinal(ia),
+                Settled::NotFound => ResolveOutcome::NotFound,
+            };
+            return Ok(outcome);
         }
-        Err(short_reply())
+        Err(unexpected_reply())
     }
 
     async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
