@@ -47,3 +47,25 @@ pub const PAGE_LIMIT_DEFAULT: usize = 50;
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 200;
 /// Longest `wait?timeout_s=` a long-poll may hold.
 pub const WAIT_MAX_SECONDS: u64 = 60;
+
+#[cfg(test)]
+mod tests {
+    /// The API reference is what users read: every cap must be listed there.
+    #[test]
+    fn every_cap_is_documented_in_the_api_reference() {
+        let caps = include_str!("caps.rs");
+        let api = include_str!("../../../docs/api.md");
+        let names: Vec<&str> = caps
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub const "))
+            .filter_map(|l| l.split(':').next())
+            .collect();
+        assert!(names.len() > 10, "found the caps: {names:?}");
+        for name in names {
+            assert!(
+                api.contains(&format!("`{name}`")),
+                "docs/api.md does not list `{name}`"
+            );
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServerConfig {
     pub bind: SocketAddr,
     /// Holds the SQLite database and, when `tokens` is empty, the generated `tokens.json`.
@@ -29,6 +29,24 @@ pub struct ServerConfig {
     pub redis_url: Option<String>,
     /// The prefix of every Redis key, so several inboxes (or tests) can share one Redis.
     pub redis_prefix: String,
+}
+
+// Written by hand so the Redis URL (which may carry a password) and the token secrets can never
+// reach a log through `{:?}`.
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("bind", &self.bind)
+            .field("data_dir", &self.data_dir)
+            .field("tokens", &self.tokens)
+            .field("public_url", &self.public_url)
+            .field("events_retention", &self.events_retention)
+            .field("sweep_interval", &self.sweep_interval)
+            .field("keepalive", &self.keepalive)
+            .field("redis_url", &self.redis_url.as_ref().map(|_| "<redacted>"))
+            .field("redis_prefix", &self.redis_prefix)
+            .finish()
+    }
 }
 
 impl ServerConfig {

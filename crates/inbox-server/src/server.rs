@@ -178,7 +178,12 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
             })
             .await
     });
-    tracing::info!(%addr, data_dir = %data_dir.display(), "interactions server listening");
+    let store_kind = if config.redis_url.is_some() {
+        "redis"
+    } else {
+        "sqlite"
+    };
+    tracing::info!(%addr, store = store_kind, data_dir = %data_dir.display(), "interactions server listening");
     Ok(RunningServer {
         addr,
         base_url,

@@ -48,7 +48,11 @@ pub async fn wait(
     while ia.is_pending() {
         let recheck = tokio::select! {
             received = live.recv() => match received {
-                Ok(event) => event.event.interaction_id() == Some(id.as_str()),
+                // A `reset` (the Redis follower saw part of the stream lost) may hide ours too.
+                Ok(event) => match event.event.interaction_id() {
+                    Some(about) => about == id,
+                    None => true,
+                },
                 // Missed events might include ours: look again.
                 Err(RecvError::Lagged(_)) => true,
                 Err(RecvError::Closed) => break,

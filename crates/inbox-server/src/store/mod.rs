@@ -1,9 +1,10 @@
 //! Where interactions, answers, idempotency records, events, media and tickets live.
 //!
 //! The [`Store`] trait is the seam between the doors and persistence. The embedded default is
-//! [`SqliteStore`]; the trait is shaped so that a Redis 7 store can follow (events as a stream
-//! with `XADD`/`XREAD`, single-winner resolution as one Lua script). Cursors are opaque strings
-//! at this boundary: SQLite uses a decimal sequence number, Redis would use the stream id.
+//! [`SqliteStore`]; [`RedisStore`] lets several workers share one Redis 7 (events as a stream
+//! with `XADD`/`XREAD`, single-winner resolution as one Lua script). Both pass the same
+//! conformance suite (`tests/conformance.rs`). Cursors are opaque strings at this boundary:
+//! SQLite uses a decimal sequence number, Redis the stream id.
 
 pub mod redis;
 pub mod sqlite;
