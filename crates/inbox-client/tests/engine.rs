@@ -10,7 +10,8 @@ use std::time::Duration;
 use common::proxy::{Mode, Proxy};
 use common::*;
 use inbox_client::Token;
-use inbox_client::engine::EngineError;
+use inbox_client::connection::{LinkState, Subscription, Update};
+use inbox_client::engine::{EngineError, NotificationKind};
 use inbox_client::outbox::RecordedVerdict;
 use inbox_protocol::{AnswerRequest, ErrorCode, Status};
 use inbox_sync::{ConnectionStatus, Delivery};
@@ -425,5 +426,139 @@ async fn a_refused_token_signs_out_without_retrying_and_a_new_one_signs_back_in(
     .await;
     converge(&engine, "work", &server.api(ALICE), CONVERGE).await;
     engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_demo_format_syncs_notifies_and_serves_its_media_through_the_account() {
+    let mut server = TestServer::start().await;
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    let mut notifications = engine.notifications();
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    wait_status(&engine, "work", Duration::from_secs(5), |s| {
+        *s == ConnectionStatus::Online
+    })
+    .await;
+    let bot = server.api(BOT);
+    let mut asked = Vec::new();
+    for question in inbox_client::demo::demo_questions() {
+        asked.push(bot.ask(&question).await.unwrap());
+    }
+    converge(&engine, "work", &server.api(ALICE), CONVERGE).await;
+
+    // Each live question asks for a notification.
+    let mut shown = std::collections::BTreeSet::new();
+    while shown.len() < asked.len() {
+        let n = tokio::time::timeout(Duration::from_secs(5), notifications.recv())
+            .await
+            .expect("a notification per live question")
+            .unwrap();
+        if let NotificationKind::Show { card } = n.kind {
+            assert_eq!(n.account, "work");
+            shown.insert(card.interaction.id.clone());
+        }
+    }
+    assert_eq!(shown.len(), asked.len());
+
+    // Inline images are served by reference; the engine fetches them with the account.
+    let reference = asked
+        .iter()
+        .flat_map(|ia| ia.media.iter())
+        .find(|m| m.url.starts_with(inbox_protocol::paths::MEDIA_PREFIX))
+        .expect("a demo question carries an inline image")
+        .url
+        .clone();
+    let media = engine.media("work", &reference).await.unwrap();
+    assert_eq!(media.content_type, "image/png");
+    assert!(media.bytes.starts_with(b"\x89PNG"));
+
+    // Reading a card withdraws its notification.
+    engine.mark_read("work", &asked[0].id).await.unwrap();
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), notifications.recv())
+            .await
+            .expect("the read card's notification is withdrawn")
+            .unwrap();
+        if n.kind
+            == (NotificationKind::Withdraw {
+                id: asked[0].id.clone(),
+            })
+        {
+            break;
+        }
+    }
+    engine.shutdown().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tail_subscription_resumes_after_cuts_with_no_gap_and_no_duplicate() {
+    let mut server = TestServer::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let reviewer = inbox_client::ApiClient::new(&proxy.url(), Token::new(ALICE)).unwrap();
+    let mut subscription = Subscription::new(
+        reviewer,
+        None,
+        inbox_client::BackoffPolicy {
+            base: Duration::from_millis(50),
+            cap: Duration::from_millis(500),
+        },
+        Duration::from_secs(2),
+    );
+    // Wait until the stream is open before asking (it is tail-only).
+    loop {
+        match subscription.next().await.unwrap() {
+            Update::Link(LinkState::Online) => break,
+            Update::Link(_) => {}
+            Update::Event(e) => panic!("no event expected yet: {e:?}"),
+        }
+    }
+    let asker = tokio::spawn({
+        let url = server.url();
+        async move {
+            let bot = inbox_client::ApiClient::new(&url, Token::new(BOT)).unwrap();
+            let mut ids = Vec::new();
+            for i in 0..40 {
+                ids.push(ask(&bot, &format!("tail {i}")).await.id);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            ids
+        }
+    });
+    let mut seen_ids: Vec<String> = Vec::new();
+    let mut added: Vec<String> = Vec::new();
+    let mut reconnects = 0;
+    while added.len() < 40 {
+        if added.len() == 10 || added.len() == 25 {
+            proxy.cut_all();
+        }
+        let update = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+            .await
+            .expect("the tail keeps going")
+            .unwrap();
+        match update {
+            Update::Event(event) => {
+                let id = event.id.clone().expect("every frame has an id");
+                assert!(!seen_ids.contains(&id), "frame {id} delivered twice");
+                seen_ids.push(id);
+                if let inbox_protocol::StreamEvent::Add(ia) = event.parse().unwrap() {
+                    added.push(ia.id);
+                }
+            }
+            Update::Link(LinkState::Reconnecting { .. }) => reconnects += 1,
+            Update::Link(_) => {}
+        }
+    }
+    let asked = asker.await.unwrap();
+    assert_eq!(added, asked, "every question, in order, once");
+    assert!(reconnects >= 2, "the cuts were noticed ({reconnects})");
+    assert_eq!(
+        subscription.last_event_id(),
+        seen_ids.last().map(String::as_str)
+    );
     server.stop().await;
 }

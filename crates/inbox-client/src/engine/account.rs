@@ -463,6 +463,8 @@ impl AccountTask {
                 self.backoff.reset();
                 self.timers.retry = None;
                 self.apply(Input::StreamOpened);
+                // A fresh connection is a good moment to try the outbox again at once.
+                self.timers.outbox = None;
                 self.deliver_next();
                 self.retry_fetches();
             }
@@ -751,9 +753,13 @@ impl AccountTask {
         }
     }
 
-    /// After any work: show late outbox entries, schedule the position write.
+    /// After any work: show late outbox entries, send what became sendable (e.g. a refetch
+    /// finished) unless a failed send is waiting out its backoff, schedule the position write.
     fn after_work(&mut self) {
         self.show_outbox_on_cards();
+        if self.timers.outbox.is_none() {
+            self.deliver_next();
+        }
         if self.timers.persist.is_none() && self.cursor.is_stale(self.inbox.last_event_id()) {
             self.timers.persist = Some(Instant::now() + PERSIST_DELAY);
         }
