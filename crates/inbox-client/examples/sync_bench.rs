@@ -7,6 +7,11 @@
 //! cargo run --release -p inbox-client --example sync_bench            # 10000 and 100000
 //! cargo run --release -p inbox-client --example sync_bench -- 5000    # other sizes
 //! ```
+//!
+//! Measured on the 2-core development machine (release build, SQLite server in-process):
+//! 10,000 pending → synced in 0.08 s; 100,000 → 0.90 s (~110,000 items/s, 500 per page);
+//! live events ~5,500–5,900/s end to end (bounded by the server's ask rate with 8 askers);
+//! a resumed backlog of 2,000 events applied at ~30,000–40,000 events/s.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
