@@ -233,9 +233,15 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     let refused = engine
         .answer("work", &question.id, json!("yes please"), None)
         .await;
+    let refused = refused.unwrap_err();
+    assert!(matches!(refused, EngineError::Invalid(_)), "{refused:?}");
+    assert_eq!(
+        (refused.code(), refused.field()),
+        ("invalid_answer", Some("answer"))
+    );
     assert!(
-        matches!(refused, Err(EngineError::Invalid(_))),
-        "{refused:?}"
+        engine.outbox("work").await.unwrap().is_empty(),
+        "nothing queued"
     );
     let delivery = engine
         .answer("work", &question.id, json!(true), None)
