@@ -25,7 +25,7 @@ pub struct ApiClient {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WaitOutcome {
     /// The interaction reached a final state.
-    Resolved(Interaction),
+    Resolved(Box<Interaction>),
     /// Still pending when the server's wait window closed.
     Pending,
 }
@@ -152,7 +152,7 @@ impl ApiClient {
         if resp.status() == StatusCode::ACCEPTED {
             return Ok(WaitOutcome::Pending);
         }
-        Ok(WaitOutcome::Resolved(decode(resp).await?))
+        Ok(WaitOutcome::Resolved(Box::new(decode(resp).await?)))
     }
 
     /// `DELETE /api/interactions/{id}` — the asker withdraws the question.

@@ -34,7 +34,12 @@ fn option(value: &str, label: &str) -> ChoiceOption {
 }
 
 fn metadata(pairs: &[(&str, &str)]) -> Option<Map<String, Value>> {
-    Some(pairs.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect())
+    Some(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            .collect(),
+    )
 }
 
 /// The demo questions, in the order they are asked (the last one asked shows first).
@@ -44,20 +49,35 @@ pub fn demo_questions() -> Vec<AskRequest> {
         AnswerFormat::Confirm,
     );
     confirm.media = Some(vec![
-        media(MediaKind::Image, &data_png(BUILD_TIMES_PNG), "Build times of the last eight builds; build 42 is the red bar"),
-        media(MediaKind::Image, &data_png(DIFF_PNG), "Diff of the release configuration"),
+        media(
+            MediaKind::Image,
+            &data_png(BUILD_TIMES_PNG),
+            "Build times of the last eight builds; build 42 is the red bar",
+        ),
+        media(
+            MediaKind::Image,
+            &data_png(DIFF_PNG),
+            "Diff of the release configuration",
+        ),
         MediaItem {
             kind: MediaKind::Document,
             url: "https://example.com/releases/42/changelog.pdf".into(),
             caption: Some("Changelog for build 42".into()),
             filename: Some("changelog-42.pdf".into()),
         },
-        media(MediaKind::Link, "https://example.com/runbooks/deploy", "Deploy runbook"),
+        media(
+            MediaKind::Link,
+            "https://example.com/runbooks/deploy",
+            "Deploy runbook",
+        ),
     ]);
     confirm.timeout_s = Some(3600);
     confirm.metadata = metadata(&[("run_id", "run-8812"), ("reason", "tool_approval")]);
 
-    let mut select = AskRequest::new("Which region should the new database live in?", AnswerFormat::Select);
+    let mut select = AskRequest::new(
+        "Which region should the new database live in?",
+        AnswerFormat::Select,
+    );
     select.options = Some(vec![
         option("eu-west-1", "Europe (Ireland)"),
         option("us-east-1", "US East (Virginia)"),
@@ -90,12 +110,18 @@ pub fn demo_questions() -> Vec<AskRequest> {
         }
     }));
     form.data = Some(FormData {
-        values: [("name".to_owned(), json!("Build 42")), ("count".to_owned(), json!(3))]
-            .into_iter()
-            .collect(),
+        values: [
+            ("name".to_owned(), json!("Build 42")),
+            ("count".to_owned(), json!(3)),
+        ]
+        .into_iter()
+        .collect(),
         options: [(
             "date".to_owned(),
-            vec![option("2026-12-01", "Tomorrow morning"), option("2026-12-03", "Thursday after the freeze")],
+            vec![
+                option("2026-12-01", "Tomorrow morning"),
+                option("2026-12-03", "Thursday after the freeze"),
+            ],
         )]
         .into_iter()
         .collect(),
@@ -117,7 +143,10 @@ pub fn demo_questions() -> Vec<AskRequest> {
     );
     external.link = Some("https://example.com/sign?callback={callback_url}".into());
 
-    let mut confirm_short = AskRequest::new("Rotate the staging database password now?", AnswerFormat::Confirm);
+    let mut confirm_short = AskRequest::new(
+        "Rotate the staging database password now?",
+        AnswerFormat::Confirm,
+    );
     confirm_short.timeout_s = Some(300);
 
     vec![external, form, text, select, confirm_short, confirm]

@@ -112,7 +112,7 @@ async fn wait_until_resolved(client: &ApiClient, id: &str) -> anyhow::Result<Int
             )
             .await
         {
-            Ok(WaitOutcome::Resolved(ia)) => return Ok(ia),
+            Ok(WaitOutcome::Resolved(ia)) => return Ok(*ia),
             Ok(WaitOutcome::Pending) => failures = 0,
             // A restarting server is not the end of the wait: keep trying with a short pause.
             Err(e) if e.is_transport() && failures < 60 => {
