@@ -32,9 +32,9 @@ rm -f "$ARTIFACTS_DIR/e2e/"*.log
 export APP_BIN="$CARGO_TARGET_DIR/debug/inbox-desktop"
 export INBOX_BIN="$CARGO_TARGET_DIR/debug/inbox"
 export TAURI_DRIVER="$(command -v tauri-driver)"
-# WebKitGTK in Xvfb: no GPU, and no sandbox helper inside containers.
-export WEBKIT_DISABLE_COMPOSITING_MODE=1
-export WEBKIT_DISABLE_DMABUF_RENDERER=1
+# No WEBKIT_DISABLE_COMPOSITING_MODE / WEBKIT_DISABLE_DMABUF_RENDERER here: with either set,
+# WebKitWebDriver's screenshot command never returns under Xvfb.
+unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER
 if [ "${1:-}" = --bench ]; then
   cargo build --locked -p inbox-desktop --example minimal-window
   export MINIMAL_BIN="$CARGO_TARGET_DIR/debug/examples/minimal-window"

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use anyhow::Context;
+use inbox_client::keyring::KeyringError;
 use inbox_client::{Account, AccountList, ApiClient, Engine, EngineConfig, Keyring, Token};
 use inbox_sync::{Changes, Counts};
 use serde_json::{Map, Value};
@@ -56,39 +57,54 @@ impl Desk {
         let settings = SettingsFile::load(&data_dir);
         let presence = Arc::new(Presence::default());
         presence.set_do_not_disturb(settings.settings.do_not_disturb);
-        let engine = Engine::new(
-            EngineConfig::new(data_dir.join("sync")),
-            open_keyring().await,
-        );
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .build()
+            .context("build the media HTTP client")?;
+        let launch_account = match (&options.url, &options.token) {
+            (Some(url), Some(token)) => Some((
+                Account::new(LAUNCH_ACCOUNT_ID, &options.label, url)?,
+                Token::new(token.clone()),
+            )),
+            _ => None,
+        };
+        let saved = if launch_account.is_some() {
+            Vec::new()
+        } else {
+            AccountList::load(&accounts_file(&data_dir))?.accounts
+        };
+        // Saved accounts keep their tokens in the OS keyring. The local server's and a --url
+        // server's tokens are not kept anywhere (the local one lives in its own tokens file),
+        // so those runs need no keyring until the reviewer adds an account.
+        let keyring = if saved.is_empty() {
+            Keyring::in_memory().context("an in-memory keyring")?
+        } else {
+            open_native_keyring().await
+        };
+        let engine = Engine::new(EngineConfig::new(data_dir.join("sync")), keyring);
 
         let mut views = Vec::new();
         let mut local = None;
-        let mut saves_accounts = true;
-        if let (Some(url), Some(token)) = (&options.url, &options.token) {
-            saves_accounts = false;
-            let account = Account::new(LAUNCH_ACCOUNT_ID, &options.label, url)?;
+        if let Some((account, token)) = &launch_account {
             engine
-                .add_account(account.clone(), Some(Token::new(token.clone())))
+                .add_account(account.clone(), Some(token.clone()))
                 .await
                 .context("follow the server given with --url")?;
-            views.push(view(&account, false));
+            views.push(view(account, false));
+        } else if saved.is_empty() {
+            let server = LocalServer::start(&data_dir.join("local-server")).await?;
+            let account = Account::new(local_server::ACCOUNT_ID, "Local", &server.base_url)?;
+            engine
+                .add_account(account.clone(), Some(server.reviewer()))
+                .await
+                .context("follow the local server")?;
+            views.push(view(&account, true));
+            local = Some(server);
         } else {
-            let saved = AccountList::load(&accounts_file(&data_dir))?.accounts;
-            if saved.is_empty() {
-                let server = LocalServer::start(&data_dir.join("local-server")).await?;
-                let account = Account::new(local_server::ACCOUNT_ID, "Local", &server.base_url)?;
-                engine
-                    .add_account(account.clone(), Some(server.reviewer()))
-                    .await
-                    .context("follow the local server")?;
-                views.push(view(&account, true));
-                local = Some(server);
-            } else {
-                for (id, error) in engine.start(saved.clone()).await {
-                    tracing::warn!(account = %id, error = %error, "account not started");
-                }
-                views.extend(saved.iter().map(|a| view(a, false)));
+            for (id, error) in engine.start(saved.clone()).await {
+                tracing::warn!(account = %id, error = %error, "account not started");
             }
+            views.extend(saved.iter().map(|a| view(a, false)));
         }
         if options.demo {
             match &local {
@@ -104,16 +120,13 @@ impl Desk {
             local_hint: local.as_ref().map(LocalServer::hint),
             local: tokio::sync::Mutex::new(local),
             data_dir,
-            saves_accounts,
+            saves_accounts: launch_account.is_none(),
             accounts: Mutex::new(views),
             settings: Mutex::new(settings),
             allowed_questions: Mutex::new(HashMap::new()),
             counts: Mutex::new(BTreeMap::new()),
             tray: Mutex::new(None),
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(3))
-                .build()
-                .context("build the media HTTP client")?,
+            http,
         })
     }
 
@@ -270,8 +283,12 @@ impl Desk {
         let base = url.as_str().trim_end_matches('/').to_owned();
         let account = Account::new(&id, &label, &base)
             .map_err(|e| CommandError::new("invalid_url", e.to_string()).with_field("url"))?;
+        let token = Token::new(new.token.trim());
+        if self.saves_accounts {
+            remember_token(&id, &token).await?;
+        }
         self.engine
-            .add_account(account.clone(), Some(Token::new(new.token.trim())))
+            .add_account(account.clone(), Some(token))
             .await?;
         let added = view(&account, false);
         lock(&self.accounts).push(added.clone());
@@ -287,6 +304,14 @@ impl Desk {
             ));
         }
         self.engine.remove_account(id).await?;
+        if self.saves_accounts {
+            let id = id.to_owned();
+            let forgotten =
+                tokio::task::spawn_blocking(move || Keyring::native()?.forget(&id)).await;
+            if !matches!(forgotten, Ok(Ok(_))) {
+                tracing::warn!("could not remove a token from the OS keyring");
+            }
+        }
         lock(&self.accounts).retain(|a| a.id != id);
         lock(&self.counts).remove(id);
         self.save_accounts()
@@ -329,26 +354,41 @@ fn view(account: &Account, local: bool) -> AccountView {
     }
 }
 
-/// The OS keyring when it answers; otherwise an in-memory one, so the app still runs (tokens
-/// of added accounts are then not remembered across restarts, and the log says so).
-async fn open_keyring() -> Keyring {
+/// The OS keyring when it answers; otherwise an in-memory one, so the app still runs (the log
+/// says the saved accounts cannot sign in).
+async fn open_native_keyring() -> Keyring {
     let probe = tokio::task::spawn_blocking(|| {
         let keyring = Keyring::native()?;
         keyring.load("probe-that-the-keyring-answers")?;
-        Ok::<_, inbox_client::keyring::KeyringError>(keyring)
+        Ok::<_, KeyringError>(keyring)
     })
     .await;
     match probe {
         Ok(Ok(keyring)) => keyring,
         Ok(Err(e)) => {
-            tracing::warn!(error = %e, "the OS keyring is unavailable; tokens are kept in memory for this run");
+            tracing::warn!(error = %e, "the OS keyring is unavailable; saved accounts cannot sign in");
             Keyring::in_memory().expect("an in-memory keyring")
         }
         Err(e) => {
-            tracing::warn!(error = %e, "keyring probe failed; tokens are kept in memory for this run");
+            tracing::warn!(error = %e, "keyring probe failed; saved accounts cannot sign in");
             Keyring::in_memory().expect("an in-memory keyring")
         }
     }
+}
+
+/// Put an added account's token in the OS keyring, where the next start finds it. Runs on a
+/// blocking thread: the Secret Service client blocks (and must not be dropped on an async one).
+async fn remember_token(id: &str, token: &Token) -> Result<(), CommandError> {
+    let (id, token) = (id.to_owned(), token.clone());
+    tokio::task::spawn_blocking(move || Keyring::native()?.save(&id, &token))
+        .await
+        .map_err(|e| CommandError::new("keyring", e.to_string()))?
+        .map_err(|e| {
+            CommandError::new(
+                "keyring",
+                format!("the token could not be stored in the keyring: {e}"),
+            )
+        })
 }
 
 /// `https:` always; plain `http:` only to this machine (a token must not cross a network in

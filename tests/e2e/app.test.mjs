@@ -157,19 +157,25 @@ test("a question answered elsewhere converges in the window", async () => {
   await open("Purge the CDN cache for /docs?");
   await server.reviewer("answer", asked.id, "true");
   assert.equal(await answeredWith(asked), true);
-  // The row shows it answered, and the open question shows the answer instead of controls.
-  await app.waitForElement(`${row("Purge the CDN cache for /docs?")}[contains(@class, 'resolved')]`);
-  await app.waitForElement(`${PANE}[contains(., 'Purge the CDN cache')]//section[contains(@class, 'resolution')]`);
+  // It leaves the pending list, and the Answered view shows it with the answer's author.
+  await app.waitFor("the row to leave the inbox", async () => (await app.findAll(row("Purge the CDN cache for /docs?"))).length === 0);
+  await app.click(await app.find("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']"));
+  await open("Purge the CDN cache for /docs?");
+  await app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'reviewer-e2e')]`);
   assert.equal((await app.findAll(paneButton("Yes"))).length, 0, "no answer controls on an answered question");
+  await app.click(await app.find("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']"));
 });
 
 test("media: an image question renders its picture (screenshots of the inbox and the media)", async () => {
   await server.ask("Does the build-time chart look right?", "--format", "confirm", "--image", CHART_PNG);
-  await server.ask("Rotate the staging database password now?", "--format", "confirm");
+  await server.ask("Rotate the staging database password now?", "--format", "confirm", "--timeout", "300");
+  await server.ask("Which instance size for the reporting DB?", "--format", "select", "-o", "small=Small", "-o", "large=Large");
+  await server.ask("The nightly failed on step 3.\nRetry, or file an issue?", "--format", "text", "-o", "Retry once");
   await open("Does the build-time chart look right?");
   // Same-origin media is loaded by the app with the account token and handed over as data:.
   await app.waitForElement(`${PANE}//img[starts-with(@src, 'data:image/png')]`);
   saveScreenshot("media", await app.screenshot());
+  await open("Which instance size for the reporting DB?");
   saveScreenshot("inbox", await app.screenshot());
 });
 

@@ -12,7 +12,8 @@ import { Session, sleep } from "./webdriver.mjs";
 export const INBOX_BIN = required("INBOX_BIN");
 export const APP_BIN = required("APP_BIN");
 export const TAURI_DRIVER = process.env.TAURI_DRIVER ?? "tauri-driver";
-export const ARTIFACTS = path.join(process.env.ARTIFACTS_DIR ?? path.resolve("../../artifacts"), "e2e");
+export const ARTIFACTS = path.join(process.env.ARTIFACTS_DIR ?? path.resolve(import.meta.dirname, "../../artifacts"), "e2e");
+fs.mkdirSync(ARTIFACTS, { recursive: true });
 
 function required(name) {
   const value = process.env[name];

@@ -2,6 +2,13 @@
 
 const ELEMENT = "element-6066-11e4-a07c-4a2d-5543c5d2b4a5";
 
+/** An element reference: the W3C key, or the legacy `ELEMENT` some drivers still send. */
+function elementId(ref) {
+  const id = ref?.[ELEMENT] ?? ref?.ELEMENT ?? Object.values(ref ?? {})[0];
+  if (typeof id !== "string") throw new WebDriverError(`not an element reference: ${JSON.stringify(ref)}`);
+  return id;
+}
+
 export class WebDriverError extends Error {}
 
 export class Session {
@@ -22,12 +29,12 @@ export class Session {
 
   async find(xpath) {
     const value = await this.cmd("POST", "/element", { using: "xpath", value: xpath });
-    return value[ELEMENT];
+    return elementId(value);
   }
 
   async findAll(xpath) {
     const value = await this.cmd("POST", "/elements", { using: "xpath", value: xpath });
-    return value.map((e) => e[ELEMENT]);
+    return value.map(elementId);
   }
 
   click(element) {
