@@ -1,6 +1,6 @@
 //! TypeScript bindings for the web UI, generated from the Rust definitions.
 //!
-//! `cargo run -p inbox-protocol --example export-ts` rewrites `ui/src/generated/`; the test below
+//! `scripts/generate-ts.sh` rewrites `ui/src/generated/`; the test below
 //! fails when the committed files are stale, so the UI can never drift from the contract.
 
 use std::path::Path;
@@ -51,7 +51,7 @@ mod tests {
             assert_eq!(
                 Some(text),
                 have.get(name),
-                "ui/src/generated/{name} is stale: run `cargo run -p inbox-protocol --example export-ts`"
+                "ui/src/generated/{name} is stale: run `scripts/generate-ts.sh`"
             );
         }
     }

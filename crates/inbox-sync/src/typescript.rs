@@ -1,6 +1,6 @@
 //! TypeScript bindings for the web UI, generated from the Rust definitions.
 //!
-//! `cargo run -p inbox-sync --example export-ts` writes this crate's types into
+//! `scripts/generate-ts.sh` writes this crate's types into
 //! `ui/src/generated/` beside the protocol's. Only our own files are written (the types they
 //! reference, like `Interaction`, belong to `inbox-protocol`), and the test below fails when
 //! the committed files are stale.
@@ -70,7 +70,7 @@ mod tests {
             assert_eq!(
                 Some(want),
                 have,
-                "ui/src/generated/{name} is stale: run `cargo run -p inbox-sync --example export-ts`"
+                "ui/src/generated/{name} is stale: run `scripts/generate-ts.sh`"
             );
         }
         let _ = std::fs::remove_dir_all(&fresh);

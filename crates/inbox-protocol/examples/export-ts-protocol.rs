@@ -1,4 +1,4 @@
-//! Regenerate the UI's TypeScript contract types: `cargo run -p inbox-protocol --example export-ts`.
+//! Regenerate the UI's TypeScript contract types: `scripts/generate-ts.sh`.
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! Regenerate the UI's TypeScript types for the inbox list:
-//! `cargo run -p inbox-sync --example export-ts`.
+//! `scripts/generate-ts.sh`.
 
 use std::path::PathBuf;
 
