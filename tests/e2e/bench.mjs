@@ -40,6 +40,16 @@ function rssKiB(pid) {
   }
 }
 
+/** Proportional set size: shared pages (WebKit's libraries) split between the processes. */
+function pssKiB(pid) {
+  try {
+    const m = /Pss:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** RSS of `root` and all its descendants, and how many processes that is. */
 function treeRss(root) {
   const ppid = parents();
@@ -54,9 +64,13 @@ function treeRss(root) {
       }
     }
   }
-  let total = 0;
-  for (const pid of tree) total += rssKiB(pid);
-  return { kib: total, processes: tree.size };
+  let rss = 0;
+  let pss = 0;
+  for (const pid of tree) {
+    rss += rssKiB(pid);
+    pss += pssKiB(pid);
+  }
+  return { kib: rss, pssKib: pss, processes: tree.size };
 }
 
 async function idleMemory(label, bin, args) {
@@ -70,8 +84,8 @@ async function idleMemory(label, bin, args) {
   child.kill("SIGTERM");
   await sleep(500);
   child.kill("SIGKILL");
-  const kib = Math.round(samples.reduce((a, s) => a + s.kib, 0) / samples.length);
-  return { label, mib: kib / 1024, processes: samples[samples.length - 1].processes };
+  const mean = (key) => samples.reduce((a, s) => a + s[key], 0) / samples.length / 1024;
+  return { label, mib: mean("kib"), pssMib: mean("pssKib"), processes: samples[samples.length - 1].processes };
 }
 
 function percentile(sorted, p) {
@@ -130,11 +144,12 @@ const lines = [
   `Measured ${new Date().toISOString()} on ${fs.readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/)?.[1] ?? "this machine"} ` +
     `(${(await import("node:os")).cpus().length} cores), debug build, Xvfb, WebKitGTK ${process.env.WEBKIT_VERSION ?? ""}`.trim() + ".",
   "",
-  `Idle memory after ${IDLE_SECONDS} s (RSS summed over the process tree, mean of 5 readings):`,
+  `Idle memory after ${IDLE_SECONDS} s, summed over the process tree (the app and its WebKit processes), ` +
+    "mean of 5 readings. RSS counts shared library pages once per process; PSS splits them:",
   "",
-  "| app | RSS | processes |",
-  "|---|---|---|",
-  ...memory.map((m) => `| ${m.label} | ${m.mib.toFixed(1)} MiB | ${m.processes} |`),
+  "| app | RSS | PSS | processes |",
+  "|---|---|---|---|",
+  ...memory.map((m) => `| ${m.label} | ${m.mib.toFixed(1)} MiB | ${m.pssMib.toFixed(1)} MiB | ${m.processes} |`),
   "",
   `Time from \`inbox ask\` (process start) to the card visible in the window, ${latency.samples} questions, ` +
     "against `inbox serve` on loopback:",
