@@ -163,6 +163,7 @@ impl Desk {
             connections,
             counts,
             local_hint: self.local_hint.clone(),
+            do_not_disturb: self.presence.do_not_disturb(),
         }
     }
 

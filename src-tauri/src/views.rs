@@ -36,6 +36,8 @@ pub struct InboxSnapshot {
     /// The `inbox ask …` command line for the empty state (local mode only). It names the
     /// tokens file that holds the asker token; it never contains a token itself.
     pub local_hint: Option<String>,
+    /// Do not disturb is on (set from the window or the tray; remembered across restarts).
+    pub do_not_disturb: bool,
 }
 
 /// `inbox://open`

@@ -1,7 +1,7 @@
 //! Native notifications on the real session bus: this test serves
 //! `org.freedesktop.Notifications` itself (zbus) and records what the app's notifier sends,
 //! while a real server (in-process, on 127.0.0.1:0) and the real sync engine supply the
-//! questions. Run inside a D-Bus session (`dbus-run-session`; the test suite provides one).
+//! questions. A click is simulated with the `ActionInvoked` signal. Run inside a D-Bus session (`dbus-run-session`; the test suite provides one).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use inbox_client::{Account, ApiClient, Engine, EngineConfig, Keyring, new_idempotency_key};
 use inbox_desktop::local_server::LocalServer;
-use inbox_desktop::notifications::{Notifier, Presence};
+use inbox_desktop::notifications::{Notifier, Presence, QuestionRef};
 use inbox_protocol::{AnswerFormat, AnswerRequest, AskRequest};
 use inbox_sync::ConnectionStatus;
 use zbus::object_server::SignalEmitter;
@@ -86,6 +86,13 @@ impl NotificationServer {
     }
 
     #[zbus(signal)]
+    async fn action_invoked(
+        emitter: &SignalEmitter<'_>,
+        id: u32,
+        action_key: &str,
+    ) -> zbus::Result<()>;
+
+    #[zbus(signal)]
     async fn notification_closed(
         emitter: &SignalEmitter<'_>,
         id: u32,
@@ -112,7 +119,7 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenc
         "this test needs a D-Bus session bus: run it under `dbus-run-session` (scripts/test.sh does)"
     );
     let calls = Arc::new(Mutex::new(Vec::new()));
-    let _bus = zbus::connection::Builder::session()
+    let bus = zbus::connection::Builder::session()
         .unwrap()
         .name("org.freedesktop.Notifications")
         .unwrap()
@@ -143,11 +150,11 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenc
         .unwrap();
 
     let presence = Arc::new(Presence::default());
-    let notifier = Notifier::spawn(
-        "Interactions Inbox (test)",
-        presence.clone(),
-        Arc::new(|_| {}),
-    );
+    let opened = Arc::new(Mutex::new(Vec::new()));
+    let notifier = Notifier::spawn("Interactions Inbox (test)", presence.clone(), {
+        let opened = opened.clone();
+        Arc::new(move |question| opened.lock().unwrap().push(question))
+    });
     let mut events = engine.notifications();
     tokio::spawn(async move {
         while let Ok(event) = events.recv().await {
@@ -197,7 +204,32 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenc
         "a click opens it: {actions:?}"
     );
 
-    // 2. Answered elsewhere (another reviewer client) → that notification is withdrawn.
+    // 2. A click (the default action) opens that question.
+    let emitter = bus
+        .object_server()
+        .interface::<_, NotificationServer>("/org/freedesktop/Notifications")
+        .await
+        .unwrap()
+        .signal_emitter()
+        .clone();
+    NotificationServer::action_invoked(&emitter, notification_id, "default")
+        .await
+        .unwrap();
+    let clicked = wait_for(
+        "the click to open the question",
+        Duration::from_secs(10),
+        || opened.lock().unwrap().first().cloned(),
+    )
+    .await;
+    assert_eq!(
+        clicked,
+        QuestionRef {
+            account: "local".into(),
+            id: question.id.clone()
+        }
+    );
+
+    // 3. Answered elsewhere (another reviewer client) → that notification is withdrawn.
     reviewer
         .answer(
             &question.id,
@@ -220,7 +252,7 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenc
     })
     .await;
 
-    // 3. Do not disturb: the question reaches the inbox, but nothing pops up.
+    // 4. Do not disturb: the question reaches the inbox, but nothing pops up.
     presence.set_do_not_disturb(true);
     let before = calls.lock().unwrap().len();
     let quiet = asker

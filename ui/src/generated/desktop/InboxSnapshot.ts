@@ -16,4 +16,8 @@ cards: Array<Card>, connections: { [key in string]?: ConnectionStatus }, counts:
  * The `inbox ask …` command line for the empty state (local mode only). It names the
  * tokens file that holds the asker token; it never contains a token itself.
  */
-local_hint: string | null, };
+local_hint: string | null, 
+/**
+ * Do not disturb is on (set from the window or the tray; remembered across restarts).
+ */
+do_not_disturb: boolean, };
