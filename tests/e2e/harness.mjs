@@ -144,14 +144,16 @@ export class InboxServer {
   }
 }
 
-/** tauri-driver on a free port; the app it launches inherits `env`. */
+/** tauri-driver on a free port; the app it launches inherits `env` (a `null` value unsets). */
 export async function startDriver(env) {
+  const merged = { ...process.env, ...env };
+  for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
   const port = await freePort();
   const nativePort = await freePort();
   const log = fs.openSync(path.join(ARTIFACTS, "tauri-driver.log"), "a");
   const child = track(
     spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], {
-      env: { ...process.env, ...env },
+      env: merged,
       stdio: ["ignore", log, log],
     }),
   );

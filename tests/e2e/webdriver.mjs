@@ -57,8 +57,12 @@ export class Session {
     return this.cmd("POST", "/execute/sync", { script, args });
   }
 
-  /** The window as PNG bytes. */
+  /** The window as PNG bytes, after the page has painted what the DOM holds now. */
   async screenshot() {
+    await this.execute(
+      "return new Promise((done) => { requestAnimationFrame(() => requestAnimationFrame(done)); setTimeout(done, 1000); })",
+    ).catch(() => {});
+    await sleep(200);
     const base64 = await this.cmd("GET", "/screenshot");
     return Buffer.from(base64, "base64");
   }
