@@ -96,8 +96,8 @@ pub async fn allow_remote_images(
 }
 
 #[tauri::command]
-pub async fn set_do_not_disturb(app: AppHandle<Wry>, desk: State<'_, Desk>, on: bool) -> Reply<()> {
-    desk.set_do_not_disturb(&app, on);
+pub async fn set_do_not_disturb(desk: State<'_, Desk>, on: bool) -> Reply<()> {
+    desk.set_do_not_disturb(on);
     Ok(())
 }
 

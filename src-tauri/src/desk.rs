@@ -11,7 +11,6 @@ use inbox_client::keyring::KeyringError;
 use inbox_client::{Account, AccountList, ApiClient, Engine, EngineConfig, Keyring, Token};
 use inbox_sync::{Changes, Counts};
 use serde_json::{Map, Value};
-use tauri::{AppHandle, Wry};
 
 use crate::command_error::CommandError;
 use crate::launch::LaunchOptions;
@@ -167,7 +166,7 @@ impl Desk {
         }
     }
 
-    pub fn set_do_not_disturb(&self, _app: &AppHandle<Wry>, on: bool) {
+    pub fn set_do_not_disturb(&self, on: bool) {
         self.presence.set_do_not_disturb(on);
         {
             let mut settings = lock(&self.settings);

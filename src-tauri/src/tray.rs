@@ -47,7 +47,7 @@ impl Tray {
                 DND => {
                     let desk = app.state::<Desk>();
                     let on = !desk.presence.do_not_disturb();
-                    desk.set_do_not_disturb(app, on);
+                    desk.set_do_not_disturb(on);
                 }
                 QUIT => app.exit(0),
                 _ => {}
