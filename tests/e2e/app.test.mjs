@@ -44,8 +44,7 @@ after(async () => {
 
 /** Wait for the question's row, open it, and wait for the open pane to show it. */
 async function open(prompt) {
-  const r = await app.waitForElement(row(prompt));
-  await app.click(r);
+  await app.clickOn(row(prompt));
   await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
 }
 
@@ -62,14 +61,14 @@ test("a question asked with `inbox ask` appears in the window", async () => {
   const asked = await server.ask("Is the e2e window alive?", "--format", "confirm");
   await app.waitForElement(row("Is the e2e window alive?"));
   await open("Is the e2e window alive?");
-  await app.click(await app.find(paneButton("Yes")));
+  await app.clickOn(paneButton("Yes"));
   assert.equal(await answeredWith(asked), true);
 });
 
 test("confirm: No from the window reaches the asker", async () => {
   const asked = await server.ask("Deploy build 42 to production?", "--format", "confirm");
   await open("Deploy build 42 to production?");
-  await app.click(await app.find(paneButton("No")));
+  await app.clickOn(paneButton("No"));
   assert.equal(await answeredWith(asked), false);
 });
 
@@ -81,7 +80,7 @@ test("select: the chosen option's value reaches the asker", async () => {
     "-o", "us-east-1=US East (Virginia)",
   );
   await open("Which region for the new database?");
-  await app.click(await app.find(`${PANE}//*[@aria-label='Choose one']//button[contains(., 'Europe (Ireland)')]`));
+  await app.clickOn(`${PANE}//*[@aria-label='Choose one']//button[contains(., 'Europe (Ireland)')]`);
   assert.equal(await answeredWith(asked), "eu-west-1");
 });
 
@@ -90,7 +89,7 @@ test("text: typed text reaches the asker", async () => {
   await open("What should the headline say?");
   const box = await app.find(`${PANE}//textarea`);
   await app.type(box, "Shipped from the e2e window");
-  await app.click(await app.find(paneButton("Send")));
+  await app.clickOn(paneButton("Send"));
   assert.equal(await answeredWith(asked), "Shipped from the e2e window");
 });
 
@@ -120,11 +119,11 @@ test("form: two steps, review, submit — the typed object reaches the asker", a
   saveScreenshot("form", await app.screenshot());
   const name = await app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Release name')]/@for]`);
   await app.type(name, "Build 43");
-  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Next']`));
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Next']`);
   await app.waitForElement(`${PANE}//*[contains(., 'Step 2 of 2')]`);
-  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Review']`));
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
   await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
-  await app.click(await app.find(`${PANE}//button[normalize-space(.)='Submit']`));
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   const value = await answeredWith(asked);
   assert.equal(value.name, "Build 43");
   assert.equal(value.count, 3, "the prefilled value is kept");
@@ -137,7 +136,7 @@ test("external: Open in browser waits, and the callback's payload reaches the as
     "--link", "https://sign.example.com/envelope?cb={callback_url}",
   );
   await open("Sign the change request.");
-  await app.click(await app.find(paneButton("Open in browser")));
+  await app.clickOn(paneButton("Open in browser"));
   await app.waitForElement(`${PANE}//*[@role='status'][contains(., 'Waiting for')]`);
   // The outside system delivers the answer through the public callback door.
   const { link } = await server.get(asked.id);
@@ -159,11 +158,11 @@ test("a question answered elsewhere converges in the window", async () => {
   assert.equal(await answeredWith(asked), true);
   // It leaves the pending list, and the Answered view shows it with the answer's author.
   await app.waitFor("the row to leave the inbox", async () => (await app.findAll(row("Purge the CDN cache for /docs?"))).length === 0);
-  await app.click(await app.find("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']"));
+  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
   await open("Purge the CDN cache for /docs?");
   await app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'reviewer-e2e')]`);
   assert.equal((await app.findAll(paneButton("Yes"))).length, 0, "no answer controls on an answered question");
-  await app.click(await app.find("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']"));
+  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
 });
 
 test("media: an image question renders its picture (screenshots of the inbox and the media)", async () => {
@@ -186,7 +185,7 @@ test("the server stops and restarts: reconnecting, then caught up with nothing l
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
   saveScreenshot("reconnecting", await app.screenshot());
   // Answered while the server is away: kept in the outbox and shown as queued.
-  await app.click(await app.find(paneButton("Yes")));
+  await app.clickOn(paneButton("Yes"));
   await app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
   await server.start();
   const during = await server.ask("Asked right after the restart?", "--format", "confirm");

@@ -47,10 +47,8 @@ test("local mode: the empty state's command line asks the in-process server, and
   shell.stderr.on("data", (d) => (stderr += d));
   const done = once(shell, "exit");
 
-  const row = await app.waitForElement("//*[@role='option'][contains(., 'Deploy build 42 to production?')]");
-  await app.click(row);
-  const yes = await app.waitForElement(`${PANE}//button[starts-with(normalize-space(.), 'Yes')]`);
-  await app.click(yes);
+  await app.clickOn("//*[@role='option'][contains(., 'Deploy build 42 to production?')]");
+  await app.clickOn(`${PANE}//button[starts-with(normalize-space(.), 'Yes')]`);
   const [code] = await Promise.race([done, sleep(20000).then(() => ["timeout"])]);
   assert.equal(code, 0, `the hint's command failed: ${stderr}`);
   assert.equal(JSON.parse(stdout), true);

@@ -83,6 +83,14 @@ export class Session {
     throw new WebDriverError(`timed out waiting for ${what}${last ? ` (last error: ${last.message})` : ""}`);
   }
 
+  /** Find and click, again if the list re-rendered under us (a stale element) — until `timeoutMs`. */
+  clickOn(xpath, timeoutMs) {
+    return this.waitFor(`a click on ${xpath}`, async () => {
+      await this.click(await this.find(xpath));
+      return true;
+    }, timeoutMs);
+  }
+
   /** Wait for an element by XPath and return it. */
   waitForElement(xpath, timeoutMs) {
     return this.waitFor(`element ${xpath}`, () => this.find(xpath), timeoutMs);
