@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use tauri::{AppHandle, Emitter, Manager, RunEvent, Wry};
+use tauri_plugin_window_state::StateFlags;
 use tokio::sync::broadcast::error::RecvError;
 
 use desk::Desk;
@@ -42,7 +43,13 @@ pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
         }));
     }
     let app = builder
-        .plugin(tauri_plugin_window_state::Builder::default().build())
+        // Size, position and maximised state are remembered; visibility is not, or quitting
+        // from the tray while the window is hidden would start the next run without a window.
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(StateFlags::all() & !StateFlags::VISIBLE)
+                .build(),
+        )
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(tauri::generate_handler![
             commands::inbox_snapshot,
