@@ -1,6 +1,6 @@
 //! TypeScript for the desktop commands and events, written into `ui/src/generated/desktop/`.
 //!
-//! `cargo run -p inbox-desktop --example export-ts` regenerates them; the test below fails when
+//! `cargo run -p inbox-desktop --example export-ts-desktop` regenerates them; the test below fails when
 //! the committed files are stale. Only this crate's own files are written: the types they
 //! reference (`Card`, `Counts`, …) belong to inbox-sync and inbox-protocol.
 
@@ -63,7 +63,7 @@ mod tests {
             assert_eq!(
                 Some(want),
                 have,
-                "ui/src/generated/{name} is stale: run `cargo run -p inbox-desktop --example export-ts`"
+                "ui/src/generated/{name} is stale: run `cargo run -p inbox-desktop --example export-ts-desktop`"
             );
         }
         let _ = std::fs::remove_dir_all(&fresh);
