@@ -54,8 +54,9 @@ impl LocalServer {
         self.asker.clone()
     }
 
-    /// The command line that asks this server a test question (for the empty state). The asker
-    /// token is read from the tokens file by the shell, so the hint itself holds no secret.
+    /// The command line that asks this server a test question (for the empty state). `inbox`
+    /// finds the asker token itself in the tokens file of `INBOX_DATA_DIR`, so the hint holds no
+    /// secret and needs no other tool.
     pub fn hint(&self) -> String {
         ask_hint(&self.base_url, &self.tokens_file)
     }
@@ -66,9 +67,10 @@ impl LocalServer {
 }
 
 fn ask_hint(base_url: &str, tokens_file: &Path) -> String {
-    let file = tokens_file.display().to_string().replace('\'', r"'\''");
+    let dir = tokens_file.parent().unwrap_or(Path::new("."));
+    let dir = dir.display().to_string().replace('\'', r"'\''");
     format!(
-        "INBOX_URL={base_url} INBOX_TOKEN=\"$(jq -r '.[] | select(.role == \"asker\") | .secret' '{file}')\" \
+        "INBOX_URL={base_url} INBOX_DATA_DIR='{dir}' \
          inbox ask --format confirm \"Deploy build 42 to production?\""
     )
 }
@@ -88,8 +90,8 @@ mod tests {
         );
         let hint = local.hint();
         assert!(hint.contains(&local.base_url));
-        assert!(hint.contains("INBOX_TOKEN="));
-        assert!(hint.contains(&local.tokens_file.display().to_string()));
+        assert!(hint.contains("INBOX_DATA_DIR="));
+        assert!(hint.contains(&local.tokens_file.parent().unwrap().display().to_string()));
         assert!(
             !hint.contains(local.asker().expose()),
             "the hint must not carry the asker token"

@@ -31,8 +31,8 @@ after(async () => {
 test("local mode: the empty state's command line asks the in-process server, and the window answers it", async () => {
   const hintElement = await app.waitForElement(`${PANE}//pre[contains(@class, 'hint')]`, 30000);
   const hint = await app.text(hintElement);
-  assert.match(hint, /INBOX_TOKEN=/);
-  assert.ok(hint.includes(path.join(dataDir, "local-server", "tokens.json")), hint);
+  assert.match(hint, /INBOX_DATA_DIR=/);
+  assert.ok(hint.includes(path.join(dataDir, "local-server")), hint);
   assert.doesNotMatch(hint, /"secret"|reviewer/, "the hint carries no token and never the reviewer's");
   saveScreenshot("local-empty", await app.screenshot());
 
