@@ -113,6 +113,6 @@ mod tests {
     #[test]
     fn the_hint_quotes_a_path_with_a_quote() {
         let hint = ask_hint("http://127.0.0.1:1", Path::new("/tmp/it's/tokens.json"));
-        assert!(hint.contains(r"'/tmp/it'\''s/tokens.json'"), "{hint}");
+        assert!(hint.contains(r"INBOX_DATA_DIR='/tmp/it'\''s' "), "{hint}");
     }
 }
