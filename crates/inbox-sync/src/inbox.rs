@@ -41,6 +41,17 @@ enum Origin {
     Refetch,
     /// `GET /api/interactions/{id}` or the answer door: the server's word on one card.
     Authoritative,
+    /// The answer door's verdict on an answer this reviewer sent. As authoritative as the
+    /// above, and it also brings back a card this run never showed: an answer queued in an
+    /// earlier run of the app can be ruled on after a restart, when its question is no longer
+    /// among the pending pages, and the reviewer must still see how it went.
+    Verdict,
+}
+
+impl Origin {
+    fn is_authoritative(self) -> bool {
+        matches!(self, Origin::Authoritative | Origin::Verdict)
+    }
 }
 
 /// The inbox of one account. See the crate docs for the flow.
@@ -586,7 +597,7 @@ impl Inbox {
                 // A final status never goes back to pending, and only the server's word on
                 // this one card may replace a final state with another.
                 if current.status.is_final()
-                    && (!interaction.status.is_final() || origin != Origin::Authoritative)
+                    && (!interaction.status.is_final() || !origin.is_authoritative())
                 {
                     return false;
                 }
@@ -658,13 +669,13 @@ impl Inbox {
     fn verdict(&mut self, tx: &mut Tx, id: &str, verdict: Verdict) {
         let delivery = match verdict {
             Verdict::Accepted { interaction } => {
-                self.learn(tx, interaction, Origin::Authoritative);
+                self.learn(tx, interaction, Origin::Verdict);
                 Delivery::Accepted
             }
             Verdict::AlreadyAnswered { winner } => {
                 let message = describe_winner(&winner);
                 let answer = winner.answer.clone();
-                self.learn(tx, winner, Origin::Authoritative);
+                self.learn(tx, winner, Origin::Verdict);
                 Delivery::Rejected {
                     code: ErrorCode::AlreadyAnswered,
                     message,

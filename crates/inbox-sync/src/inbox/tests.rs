@@ -875,14 +875,56 @@ fn answers_and_their_delivery() {
             ..Row::default()
         },
         Row {
-            name: "a verdict for a card that is not there changes nothing",
+            name: "a verdict on an answer queued in an earlier run brings its card back",
+            inputs: then(
+                seeded(vec![]),
+                vec![Input::AnswerVerdict {
+                    id: "earlier".into(),
+                    verdict: Verdict::Accepted {
+                        interaction: answered_by(ia("earlier", 1), "me"),
+                    },
+                }],
+            ),
+            list: "earlier:answered",
+            effects: seeded_effects(),
+            counts: Some((0, 0, 0)),
+            last_batch: Some("earlier"),
+            check: Some(|inbox| {
+                let card = inbox.card("earlier").unwrap();
+                assert_eq!(card.delivery, Some(Delivery::Accepted));
+                assert!(!card.unread, "a resolved card is not unread");
+            }),
+            ..Row::default()
+        },
+        Row {
+            name: "…and when somebody else was first, the winner shows on it",
+            inputs: then(
+                seeded(vec![]),
+                vec![Input::AnswerVerdict {
+                    id: "earlier".into(),
+                    verdict: Verdict::AlreadyAnswered {
+                        winner: answered_by(ia("earlier", 1), "alice"),
+                    },
+                }],
+            ),
+            list: "earlier:answered",
+            effects: seeded_effects(),
+            check: Some(|inbox| match &inbox.card("earlier").unwrap().delivery {
+                Some(Delivery::Rejected { code, winner, .. }) => {
+                    assert_eq!(*code, ErrorCode::AlreadyAnswered);
+                    assert_eq!(winner.as_ref().unwrap().answered_by, "alice");
+                }
+                other => panic!("expected the winner on the card, got {other:?}"),
+            }),
+            ..Row::default()
+        },
+        Row {
+            name: "a verdict without a body for a card that is not there changes nothing",
             inputs: then(
                 seeded(vec![]),
                 vec![Input::AnswerVerdict {
                     id: "ghost".into(),
-                    verdict: Verdict::Accepted {
-                        interaction: answered_by(ia("ghost", 1), "me"),
-                    },
+                    verdict: Verdict::Gone,
                 }],
             ),
             list: "",
