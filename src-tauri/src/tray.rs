@@ -4,10 +4,11 @@
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Manager, Wry};
+use tauri::{AppHandle, Emitter, Manager, Wry};
 
 use crate::desk::Desk;
 use crate::tray_badge;
+use crate::views::DO_NOT_DISTURB_EVENT;
 use crate::window;
 
 const OPEN: &str = "open";
@@ -48,6 +49,10 @@ impl Tray {
                     let desk = app.state::<Desk>();
                     let on = !desk.presence.do_not_disturb();
                     desk.set_do_not_disturb(on);
+                    // The window's own switch must show what the tray just did.
+                    if let Err(e) = app.emit(DO_NOT_DISTURB_EVENT, on) {
+                        tracing::warn!(error = %e, "could not tell the window about Do not disturb");
+                    }
                 }
                 QUIT => app.exit(0),
                 _ => {}

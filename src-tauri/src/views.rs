@@ -12,6 +12,8 @@ use ts_rs::TS;
 pub const CHANGES_EVENT: &str = "inbox://changes";
 /// Event: open this question (a notification or the tray was clicked).
 pub const OPEN_EVENT: &str = "inbox://open";
+/// Do not disturb changed outside the window (from the tray menu); payload: `true` when on.
+pub const DO_NOT_DISTURB_EVENT: &str = "inbox://do-not-disturb";
 
 /// One account as the sidebar shows it. Never carries its token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -28,4 +28,6 @@ export interface Backend {
   removeAccount(account: string): Promise<void>;
   onChanges(handler: (batch: ChangeBatch) => void): Promise<Unlisten>;
   onOpen(handler: (req: OpenRequest) => void): Promise<Unlisten>;
+  /** Do not disturb was switched outside the window (the tray menu). */
+  onDoNotDisturb(handler: (on: boolean) => void): Promise<Unlisten>;
 }

@@ -13,6 +13,8 @@ export type FakeOptions = {
   refuseAnswer?: (args: AnswerArgs, card: Card) => BackendError | null;
   /** Media bodies by same-origin url; anything else yields a small generated picture. */
   media?: Record<string, string>;
+  /** Do not disturb as the app remembered it from an earlier run. */
+  doNotDisturb?: boolean;
 };
 
 export type FakeCall = { command: string; args: unknown };
@@ -31,9 +33,11 @@ export class FakeBackend implements Backend {
   private readonly options: FakeOptions;
   private changeHandlers = new Set<(batch: ChangeBatch) => void>();
   private openHandlers = new Set<(req: OpenRequest) => void>();
+  private dndHandlers = new Set<(on: boolean) => void>();
 
   constructor(options: FakeOptions = {}) {
     this.options = options;
+    this.doNotDisturb = options.doNotDisturb ?? false;
     this.accounts = options.accounts ?? [{ id: "local", label: "Local", url: "http://127.0.0.1:8790", local: true }];
     this.cards = new Map((options.cards ?? []).map((c) => [key(c.account, c.interaction.id), c]));
     this.connections =
@@ -51,6 +55,7 @@ export class FakeBackend implements Backend {
         this.options.localHint === undefined
           ? 'inbox ask --format confirm "Deploy build 42 to production?"'
           : this.options.localHint,
+      do_not_disturb: this.doNotDisturb,
     };
   }
 
@@ -119,6 +124,11 @@ export class FakeBackend implements Backend {
     return () => this.openHandlers.delete(handler);
   }
 
+  async onDoNotDisturb(handler: (on: boolean) => void): Promise<Unlisten> {
+    this.dndHandlers.add(handler);
+    return () => this.dndHandlers.delete(handler);
+  }
+
   // ---- test and demo levers -------------------------------------------------------------
 
   /** A question arrives (as the stream's `add` would deliver it). */
@@ -140,6 +150,12 @@ export class FakeBackend implements Backend {
   /** A notification was clicked. */
   open(req: OpenRequest): void {
     for (const h of this.openHandlers) h(req);
+  }
+
+  /** Do not disturb was switched from the tray menu. */
+  trayDoNotDisturb(on: boolean): void {
+    this.doNotDisturb = on;
+    for (const h of this.dndHandlers) h(on);
   }
 
   // ---- internals ----------------------------------------------------------------------

@@ -27,6 +27,7 @@ export function tauriBackend(): Backend {
     removeAccount: (account) => call<void>("remove_account", { account }),
     onChanges: (handler) => listen<ChangeBatch>("inbox://changes", (e) => handler(e.payload)),
     onOpen: (handler) => listen<OpenRequest>("inbox://open", (e) => handler(e.payload)),
+    onDoNotDisturb: (handler) => listen<boolean>("inbox://do-not-disturb", (e) => handler(e.payload)),
   };
 }
 

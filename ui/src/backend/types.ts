@@ -36,6 +36,8 @@ export type Snapshot = {
   counts: Counts | Record<string, Counts> | null;
   /** The `inbox ask …` command line shown in the empty state. */
   local_hint: string | null;
+  /** Whether notifications are silenced (the app remembers it across runs). */
+  do_not_disturb?: boolean;
 };
 
 

@@ -296,6 +296,16 @@ describe("status bar and events", () => {
     expect(pane().getByText("Confirm ia_b?")).toBeInTheDocument();
   });
 
+  it("Do not disturb shows what the app remembered and follows the tray menu", async () => {
+    const { backend } = await renderApp([confirmQ("ia_a", 10)], { doNotDisturb: true });
+    const dnd = screen.getByRole("checkbox", { name: "Do not disturb" });
+    await waitFor(() => expect(dnd).toBeChecked());
+    await act(async () => backend.trayDoNotDisturb(false));
+    expect(dnd).not.toBeChecked();
+    await act(async () => backend.trayDoNotDisturb(true));
+    expect(dnd).toBeChecked();
+  });
+
   it("a question that arrives appears in the list", async () => {
     const { backend } = await renderApp([confirmQ("ia_a", 10)]);
     await act(async () => backend.upsert(confirmQ("ia_new", 1)));

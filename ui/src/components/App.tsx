@@ -55,9 +55,13 @@ export function App({ backend, initial }: AppProps) {
           setSelectedKey(`${req.account}/${req.id}`);
         }),
       );
+      unlisten.push(await backend.onDoNotDisturb((on) => setDnd(on)));
       try {
         const snapshot = await backend.snapshot();
-        if (live) dispatch({ type: "snapshot", snapshot });
+        if (live) {
+          dispatch({ type: "snapshot", snapshot });
+          setDnd(snapshot.do_not_disturb ?? false);
+        }
       } catch (raw) {
         if (live) setLoadError(BackendError.from(raw).message);
       }
