@@ -1,10 +1,12 @@
 import type { ChangeBatch, Delivery, OpenRequest, Snapshot } from "./types";
 
-export type AnswerArgs = { account: string; id: string; value: unknown; params?: Record<string, unknown> };
-export type DeclineArgs = { account: string; id: string; reason?: string };
+import type { AnswerArgs } from "../generated/desktop/AnswerArgs";
+import type { DeclineArgs } from "../generated/desktop/DeclineArgs";
+import type { NewAccount } from "../generated/desktop/NewAccount";
+import type { RemoteImagesArgs } from "../generated/desktop/RemoteImagesArgs";
+
+export type { AnswerArgs, DeclineArgs, NewAccount, RemoteImagesArgs };
 export type CardRef = { account: string; id: string };
-export type RemoteImagesArgs = { account: string; id?: string; sender?: string };
-export type NewAccount = { url: string; token: string; label: string };
 
 export type Unlisten = () => void;
 

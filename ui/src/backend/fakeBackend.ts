@@ -50,7 +50,7 @@ export class FakeBackend implements Backend {
       accounts: [...this.accounts],
       cards: [...this.cards.values()],
       connections: { ...this.connections },
-      counts: null,
+      counts: Object.fromEntries(this.accounts.map((a) => [a.id, this.counts(a.id)])),
       local_hint:
         this.options.localHint === undefined
           ? 'inbox ask --format confirm "Deploy build 42 to production?"'

@@ -1,10 +1,6 @@
-// Shapes the desktop app (src-tauri) sends to the UI. The wire contract types (inbox-protocol)
-// and the sync engine's (inbox-sync) are generated from Rust into ../generated; only the
-// window-level snapshot, which the desktop app assembles from several accounts, is declared here.
-import type { Card } from "../generated/Card";
+// Shapes the desktop app (src-tauri) sends to the UI, all generated from Rust into ../generated:
+// the wire contract (inbox-protocol), the sync engine's (inbox-sync) and the window's (src-tauri).
 import type { Changes } from "../generated/Changes";
-import type { ConnectionStatus } from "../generated/ConnectionStatus";
-import type { Counts } from "../generated/Counts";
 
 export type { Answer } from "../generated/Answer";
 export type { AnswerFormat } from "../generated/AnswerFormat";
@@ -26,20 +22,9 @@ export type { Outgoing } from "../generated/Outgoing";
 /** `inbox://changes`: one coalesced batch of changes for one account (the engine's `Changes`). */
 export type ChangeBatch = Changes;
 
-export type Account = { id: string; label: string; url: string; local: boolean };
-
+// The window-level shapes come from the desktop app's Rust definitions (src-tauri/src/views.rs).
+export type { AccountView as Account } from "../generated/desktop/AccountView";
 /** `inbox_snapshot`: everything the window needs to draw itself from scratch, all accounts. */
-export type Snapshot = {
-  accounts: Account[];
-  cards: Card[];
-  connections: Record<string, ConnectionStatus>;
-  counts: Counts | Record<string, Counts> | null;
-  /** The `inbox ask …` command line shown in the empty state. */
-  local_hint: string | null;
-  /** Whether notifications are silenced (the app remembers it across runs). */
-  do_not_disturb?: boolean;
-};
-
-
+export type { InboxSnapshot as Snapshot } from "../generated/desktop/InboxSnapshot";
 /** `inbox://open`: a notification click asks the window to open this question. */
-export type OpenRequest = { account: string; id: string };
+export type { OpenRequest } from "../generated/desktop/OpenRequest";

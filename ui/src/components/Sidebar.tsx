@@ -8,7 +8,7 @@ type Props = {
   onView: (v: View) => void;
   viewCounts: Record<View, number>;
   accounts: Account[];
-  connections: Record<string, ConnectionStatus>;
+  connections: Partial<Record<string, ConnectionStatus>>;
   pendingByAccount: Record<string, number>;
   account: string | null;
   onAccount: (id: string | null) => void;

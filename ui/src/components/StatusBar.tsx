@@ -27,7 +27,7 @@ export function connectionMark(s: ConnectionStatus | undefined, now = Date.now()
 
 type Props = {
   accounts: Account[];
-  connections: Record<string, ConnectionStatus>;
+  connections: Partial<Record<string, ConnectionStatus>>;
   queued: number;
   onShortcuts: () => void;
 };

@@ -13,7 +13,7 @@ describe("inbox state", () => {
   it("orders open first, newest first, ties by the greater id first", () => {
     const state = inboxReducer(emptyInbox, {
       type: "snapshot",
-      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 1), q("ia_c", 5, "answered"), q("ia_d", 3)], connections: {}, counts: null, local_hint: null },
+      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 1), q("ia_c", 5, "answered"), q("ia_d", 3)], connections: {}, counts: {}, do_not_disturb: false, local_hint: null },
     });
     expect(visibleCards(state, filter).map((c) => c.interaction.id)).toEqual(["ia_d", "ia_b", "ia_a", "ia_c"]);
   });
@@ -21,7 +21,7 @@ describe("inbox state", () => {
   it("merges batches: upserts replace by id, removals drop, status and counts follow", () => {
     let state = inboxReducer(emptyInbox, {
       type: "snapshot",
-      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 2)], connections: { acme: { state: "online" } }, counts: null, local_hint: "inbox ask" },
+      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 2)], connections: { acme: { state: "online" } }, counts: {}, do_not_disturb: false, local_hint: "inbox ask" },
     });
     state = inboxReducer(state, {
       type: "changes",

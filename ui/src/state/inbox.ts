@@ -7,7 +7,8 @@ export type InboxState = {
   loaded: boolean;
   accounts: Account[];
   cards: Map<string, Card>;
-  connections: Record<string, ConnectionStatus>;
+  // An account may have no status yet (it is still starting).
+  connections: Partial<Record<string, ConnectionStatus>>;
   counts: Record<string, Counts>;
   localHint: string | null;
   /** Bumps on every change so memoised views recompute. */
