@@ -23,13 +23,12 @@ start_keyring
 
 stage format cargo fmt --all -- --check
 stage no-tauri-in-crates bash -c '! grep -lE "^\s*tauri" crates/*/Cargo.toml'
+# The desktop crate embeds ui/dist at compile time, so the UI is built before any Rust.
+stage ui-build bash -c 'cd ui && npm run build'
+stage ui-tests bash -c 'cd ui && npm test'
+stage ui-screenshots bash -c 'cd ui && npm run screenshots'
 stage lint cargo clippy --workspace --all-targets --locked -- -D warnings
 stage rust-tests cargo test --workspace --locked
-if [ -f ui/package.json ]; then
-  stage ui-tests bash -c 'cd ui && npm test'
-  stage ui-build bash -c 'cd ui && npm run build'
-  stage ui-screenshots bash -c 'cd ui && npm run screenshots'
-fi
 if [ -x scripts/e2e.sh ]; then
   stage desktop-e2e scripts/e2e.sh
 fi
