@@ -86,7 +86,8 @@ describe("list", () => {
       backend.upsert(confirmQ("ia_fresh2", 2));
     });
     // Two rows of 60px arrived above: the list moved with them, so the same rows stay in view.
-    expect(list.scrollTop).toBe(before + 120);
+    // Waits rather than reads once: under a loaded CI machine the adjustment can land a frame later.
+    await waitFor(() => expect(list.scrollTop).toBe(before + 120));
     expect(screen.getByRole("button", { name: "↑ 2 new above" })).toBeInTheDocument();
   });
 
