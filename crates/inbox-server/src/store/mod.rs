@@ -8,6 +8,7 @@
 
 pub mod redis;
 pub mod sqlite;
+mod transition;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

@@ -21,8 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Answer, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason,
-    Status, StreamEvent,
+    Interaction, InteractionPage, RemovedReason, ResetReason, Status, StreamEvent,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::streams::StreamRangeReply;
@@ -36,7 +35,7 @@ use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia,
+    StoreError, StoredEvent, StoredMedia, transition,
 };
 
 /// The key prefix when none is configured.
@@ -180,55 +179,6 @@ async fn newest_id(conn: &mut ConnectionManager, stream: &str) -> Result<StreamI
         .unwrap_or(StreamId::ZERO))
 }
 
-/// The interaction as `resolution` leaves it, and the event that announces it.
-fn apply(
-    mut ia: Interaction,
-    resolution: Resolution,
-    now: DateTime<Utc>,
-) -> (Interaction, StreamEvent) {
-    let (status, answer) = match resolution {
-        Resolution::Answer { value, params, by } => (
-            Status::Answered,
-            Answer {
-                value,
-                answered_by: by,
-                answered_at: now,
-                params,
-                reason: None,
-            },
-        ),
-        Resolution::Decline { reason, by } => (
-            Status::Declined,
-            Answer {
-                value: serde_json::Value::Null,
-                answered_by: by,
-                answered_at: now,
-                params: None,
-                reason,
-            },
-        ),
-        Resolution::Cancel => return remove(ia, RemovedReason::Cancelled),
-    };
-    ia.status = status;
-    ia.answer = Some(answer.clone());
-    let event = StreamEvent::Answered(AnsweredEvent {
-        id: ia.id.clone(),
-        status,
-        answer,
-    });
-    (ia, event)
-}
-
-/// The interaction leaving the inbox without an answer (cancelled or expired).
-fn remove(mut ia: Interaction, reason: RemovedReason) -> (Interaction, StreamEvent) {
-    ia.status = reason.status();
-    let event = StreamEvent::Removed(RemovedEvent {
-        id: ia.id.clone(),
-        reason,
-    });
-    (ia, event)
-}
-
 /// A page cursor is the rank of the last item served, written `r<rank>` (as in SQLite).
 fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
     cursor
@@ -338,7 +288,9 @@ impl Store for RedisStore {
             // The body of a pending interaction never changes, so building the resolved one
             // from this read is safe: the script only applies it while still pending.
             let change = match self.get(id).await? {
-                Some(ia) if ia.is_pending() => Some(apply(ia, resolution.clone(), Utc::now())),
+                Some(ia) if ia.is_pending() => {
+                    Some(transition::resolve(ia, resolution.clone(), Utc::now()))
+                }
                 _ => None,
             };
             let outcome = match self.settle(id, change.as_ref(), claim.as_ref()).await? {
@@ -370,7 +322,7 @@ impl Store for RedisStore {
                 let _: i64 = conn.zrem(self.keys.due(), &id).await?;
                 continue;
             };
-            let change = remove(ia, RemovedReason::Expired);
+            let change = transition::remove(ia, RemovedReason::Expired);
             // Another worker sweeping at the same moment makes this a no-op ("final").
             if let Settled::Resolved = self.settle(&id, Some(&change), None).await? {
                 expired.push(id);

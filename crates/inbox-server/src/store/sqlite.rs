@@ -9,15 +9,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Answer, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason,
-    Status, StreamEvent,
+    Interaction, InteractionPage, RemovedReason, ResetReason, Status, StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia,
+    StoreError, StoredEvent, StoredMedia, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -331,42 +330,13 @@ impl Store for SqliteStore {
                     });
                 }
             }
-            let Some(mut ia) = load(&tx, &id)? else {
+            let Some(ia) = load(&tx, &id)? else {
                 return Ok(ResolveOutcome::NotFound);
             };
             if ia.status.is_final() {
                 return Ok(ResolveOutcome::AlreadyFinal(ia));
             }
-            let now = Utc::now();
-            let event = match resolution {
-                Resolution::Answer { value, params, by } => {
-                    let answer = Answer {
-                        value,
-                        answered_by: by,
-                        answered_at: now,
-                        params,
-                        reason: None,
-                    };
-                    settle(&mut ia, Status::Answered, answer)
-                }
-                Resolution::Decline { reason, by } => {
-                    let answer = Answer {
-                        value: serde_json::Value::Null,
-                        answered_by: by,
-                        answered_at: now,
-                        params: None,
-                        reason,
-                    };
-                    settle(&mut ia, Status::Declined, answer)
-                }
-                Resolution::Cancel => {
-                    ia.status = Status::Cancelled;
-                    StreamEvent::Removed(RemovedEvent {
-                        id: ia.id.clone(),
-                        reason: RemovedReason::Cancelled,
-                    })
-                }
-            };
+            let (ia, event) = transition::resolve(ia, resolution, Utc::now());
             // The guard on status = 'pending' is the single-winner rule; under the
             // IMMEDIATE transaction it cannot miss, but it keeps the rule in one place.
             if !save_status(&tx, &ia)? {
@@ -403,16 +373,10 @@ impl Store for SqliteStore {
             let mut events = Vec::with_capacity(due.len());
             let mut ids = Vec::with_capacity(due.len());
             for body in due {
-                let mut ia: Interaction = serde_json::from_str(&body)?;
-                ia.status = Status::Expired;
+                let ia: Interaction = serde_json::from_str(&body)?;
+                let (ia, event) = transition::remove(ia, RemovedReason::Expired);
                 if save_status(&tx, &ia)? {
-                    events.push(inner.append_event(
-                        &tx,
-                        StreamEvent::Removed(RemovedEvent {
-                            id: ia.id.clone(),
-                            reason: RemovedReason::Expired,
-                        }),
-                    )?);
+                    events.push(inner.append_event(&tx, event)?);
                     ids.push(ia.id);
                 }
             }
@@ -516,20 +480,9 @@ impl Store for SqliteStore {
     }
 }
 
-/// Record a person's resolution (answered or declined) and build its `answered` event.
-fn settle(ia: &mut Interaction, status: Status, answer: Answer) -> StreamEvent {
-    ia.status = status;
-    ia.answer = Some(answer.clone());
-    StreamEvent::Answered(AnsweredEvent {
-        id: ia.id.clone(),
-        status,
-        answer,
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use inbox_protocol::{AnswerFormat, InteractionKind, Mode, StatusFilter};
+    use inbox_protocol::{AnswerFormat, InteractionKind, Mode, RemovedEvent, StatusFilter};
     use serde_json::json;
 
     use super::*;
