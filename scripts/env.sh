@@ -1,5 +1,7 @@
 # Sourced by the other scripts: where build output and caches live, outside the clone, so a
-# fresh clone (CI) rebuilds only what changed.
+# fresh clone (CI) rebuilds only what changed. Also fine to `source` by hand.
+REPO_ROOT="${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+export REPO_ROOT
 if [ -z "${CACHE_ROOT:-}" ]; then
   if [ -w /var/cache ] || [ "$(id -u)" = 0 ]; then
     CACHE_ROOT=/var/cache/interactions-inbox
