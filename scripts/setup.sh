@@ -6,7 +6,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO_ROOT/scripts/env.sh"
 
 APT_PACKAGES=(
-  build-essential pkg-config curl libssl-dev
+  build-essential pkg-config curl libssl-dev python3
   # Tauri 2 on Linux
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   # end-to-end: a real window without a display, and the WebDriver for WebKitGTK
