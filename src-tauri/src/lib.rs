@@ -9,6 +9,7 @@
 
 pub mod bindings;
 pub mod command_error;
+pub mod command_names;
 pub mod commands;
 pub mod desk;
 pub mod launch;

@@ -50,19 +50,7 @@ fn the_window_may_call_only_the_apps_own_commands_and_listen_to_events() {
         .iter()
         .map(|p| p.as_str().expect("plain permission names"))
         .collect();
-    let commands = [
-        "inbox_snapshot",
-        "answer_interaction",
-        "decline_interaction",
-        "mark_read",
-        "open_external",
-        "load_media",
-        "allow_remote_images",
-        "set_do_not_disturb",
-        "add_account",
-        "remove_account",
-    ];
-    let mut expected: BTreeSet<String> = commands
+    let mut expected: BTreeSet<String> = inbox_desktop::command_names::COMMANDS
         .iter()
         .map(|c| format!("allow-{}", c.replace('_', "-")))
         .collect();
