@@ -3,11 +3,10 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use inbox_protocol::validate::validate_answer;
 use inbox_protocol::{AnswerRequest, ResolveResponse};
 
 use super::PathId;
-use super::resolution::{claim, idempotency_key, past_deadline, respond};
+use super::resolution::{idempotency_key, settle};
 use crate::auth::AsReviewer;
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -22,28 +21,20 @@ pub async fn answer(
     JsonBody(req): JsonBody<AnswerRequest>,
 ) -> Result<Json<ResolveResponse>, ApiError> {
     let key = idempotency_key(&headers)?;
-    let ia = state
-        .store()
-        .get(&id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    if past_deadline(&ia) {
-        return Err(ApiError::not_found());
-    }
-    // Only a live question is judged: a resolved one gets its replay or its winner below.
-    if ia.is_pending() {
-        validate_answer(&ia, &req.answer)?;
-    }
-    let fingerprint_body = serde_json::to_value(&req).unwrap_or_default();
-    let claim = claim(key, "answer", &principal.name, &fingerprint_body);
+    let body = serde_json::to_value(&req).unwrap_or_default();
     let resolution = Resolution::Answer {
         value: req.answer,
         params: req.params,
-        by: principal.name,
+        by: principal.name.clone(),
     };
-    let outcome = state.store().resolve(&id, resolution, claim).await?;
-    if matches!(outcome, crate::store::ResolveOutcome::Resolved(_)) {
-        tracing::info!(interaction = %id, "answered");
-    }
-    respond(outcome)
+    settle(
+        &state,
+        &id,
+        "answer",
+        &principal.name,
+        &body,
+        key,
+        resolution,
+    )
+    .await
 }

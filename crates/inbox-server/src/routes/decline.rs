@@ -7,7 +7,7 @@ use inbox_protocol::validate::validate_decline;
 use inbox_protocol::{DeclineRequest, ResolveResponse};
 
 use super::PathId;
-use super::resolution::{claim, idempotency_key, past_deadline, respond};
+use super::resolution::{idempotency_key, settle};
 use crate::auth::AsReviewer;
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -23,23 +23,19 @@ pub async fn decline(
 ) -> Result<Json<ResolveResponse>, ApiError> {
     let key = idempotency_key(&headers)?;
     validate_decline(&req)?;
-    let ia = state
-        .store()
-        .get(&id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    if past_deadline(&ia) {
-        return Err(ApiError::not_found());
-    }
-    let fingerprint_body = serde_json::to_value(&req).unwrap_or_default();
-    let claim = claim(key, "decline", &principal.name, &fingerprint_body);
+    let body = serde_json::to_value(&req).unwrap_or_default();
     let resolution = Resolution::Decline {
         reason: req.reason,
-        by: principal.name,
+        by: principal.name.clone(),
     };
-    let outcome = state.store().resolve(&id, resolution, claim).await?;
-    if matches!(outcome, crate::store::ResolveOutcome::Resolved(_)) {
-        tracing::info!(interaction = %id, "declined");
-    }
-    respond(outcome)
+    settle(
+        &state,
+        &id,
+        "decline",
+        &principal.name,
+        &body,
+        key,
+        resolution,
+    )
+    .await
 }

@@ -1,15 +1,51 @@
-//! What the answer, decline and withdraw doors share: the idempotency key and turning a
-//! store outcome into the contract's response.
+//! What the answer, decline and withdraw doors share: the idempotency key, the single-winner
+//! settle, and turning a store outcome into the contract's response.
 
 use axum::Json;
 use axum::http::HeaderMap;
 use chrono::Utc;
 use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
+use inbox_protocol::validate::validate_answer;
 use inbox_protocol::{ErrorCode, Interaction, ResolveResponse, Status, paths};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::store::{IdempotencyClaim, ResolveOutcome};
+use crate::state::AppState;
+use crate::store::{IdempotencyClaim, Resolution, ResolveOutcome};
+
+/// A reviewer's answer or decline, once its body has been read: the question must be live
+/// (unknown or past its deadline is the uniform 404), an answer must fit it, and the store
+/// decides the single winner. `door` and `body` tie the idempotency key to this request.
+pub async fn settle(
+    state: &AppState,
+    id: &str,
+    door: &str,
+    principal: &str,
+    body: &Value,
+    key: Option<String>,
+    resolution: Resolution,
+) -> Result<Json<ResolveResponse>, ApiError> {
+    let ia = state
+        .store()
+        .get(id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    if past_deadline(&ia) {
+        return Err(ApiError::not_found());
+    }
+    // Only a live question is judged: a resolved one gets its replay or its winner below.
+    if ia.is_pending()
+        && let Resolution::Answer { value, .. } = &resolution
+    {
+        validate_answer(&ia, value)?;
+    }
+    let claim = claim(key, door, principal, body);
+    let outcome = state.store().resolve(id, resolution, claim).await?;
+    if matches!(outcome, ResolveOutcome::Resolved(_)) {
+        tracing::info!(interaction = %id, door, "resolved");
+    }
+    respond(outcome)
+}
 
 /// A question still pending whose deadline has passed: the sweeper has not reached it yet, but
 /// for everyone it is already expired and cannot be answered.
