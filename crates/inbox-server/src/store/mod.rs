@@ -6,6 +6,7 @@
 //! conformance suite (`tests/conformance.rs`). Cursors are opaque strings at this boundary:
 //! SQLite uses a decimal sequence number, Redis the stream id.
 
+mod page;
 pub mod redis;
 pub mod sqlite;
 mod transition;

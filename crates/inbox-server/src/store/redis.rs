@@ -35,7 +35,7 @@ use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, transition,
+    StoreError, StoredEvent, StoredMedia, page, transition,
 };
 
 /// The key prefix when none is configured.
@@ -179,15 +179,6 @@ async fn newest_id(conn: &mut ConnectionManager, stream: &str) -> Result<StreamI
         .unwrap_or(StreamId::ZERO))
 }
 
-/// A page cursor is the rank of the last item served, written `r<rank>` (as in SQLite).
-fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
-    cursor
-        .strip_prefix('r')
-        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|digits| digits.parse().ok())
-        .ok_or(StoreError::InvalidCursor)
-}
-
 /// A sorted-set score as Redis prints it ("42", or "4.2e+15" for large ones).
 fn parse_rank(score: &str) -> Option<i64> {
     score
@@ -238,7 +229,7 @@ impl Store for RedisStore {
 
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
         let below = match &query.cursor {
-            Some(c) => format!("({}", parse_page_cursor(c)?),
+            Some(c) => format!("({}", page::parse_cursor(c)?),
             None => "+inf".to_owned(),
         };
         let reply: Vec<String> = self
@@ -264,18 +255,7 @@ impl Store for RedisStore {
             };
             rows.push((rank, ia));
         }
-        let more = rows.len() > query.limit;
-        rows.truncate(query.limit);
-        let next_cursor = if more {
-            rows.last().map(|(rank, _)| format!("r{rank}"))
-        } else {
-            None
-        };
-        Ok(InteractionPage {
-            items: rows.into_iter().filter_map(|(_, ia)| ia).collect(),
-            next_cursor,
-            stream_cursor,
-        })
+        Ok(page::assemble(rows, query.limit, stream_cursor))
     }
 
     async fn resolve(

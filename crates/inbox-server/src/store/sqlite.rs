@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, transition,
+    StoreError, StoredEvent, StoredMedia, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -194,22 +194,13 @@ fn save_status(
 }
 
 /// `(rank, interaction)` rows of a page query.
-fn page_rows(mut rows: rusqlite::Rows<'_>) -> Result<Vec<(i64, Interaction)>, StoreError> {
+fn page_rows(mut rows: rusqlite::Rows<'_>) -> Result<Vec<(i64, Option<Interaction>)>, StoreError> {
     let mut page = Vec::new();
     while let Some(row) = rows.next()? {
         let body: String = row.get(1)?;
-        page.push((row.get(0)?, serde_json::from_str(&body)?));
+        page.push((row.get(0)?, Some(serde_json::from_str(&body)?)));
     }
     Ok(page)
-}
-
-/// A page cursor is the `rank` of the last item served, written `r<rank>`.
-fn parse_page_cursor(cursor: &str) -> Result<i64, StoreError> {
-    cursor
-        .strip_prefix('r')
-        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|digits| digits.parse().ok())
-        .ok_or(StoreError::InvalidCursor)
 }
 
 /// A stream cursor is a plain decimal sequence number.
@@ -262,7 +253,7 @@ impl Store for SqliteStore {
 
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
         let before = match &query.cursor {
-            Some(c) => parse_page_cursor(c)?,
+            Some(c) => page::parse_cursor(c)?,
             None => i64::MAX,
         };
         self.with_conn(move |conn, _| {
@@ -271,7 +262,7 @@ impl Store for SqliteStore {
             let fetch = i64::try_from(query.limit).unwrap_or(i64::MAX - 1) + 1;
             let status = query.status.status().map(Status::as_str);
             // Two statements, so a status filter walks the (status, rank) index.
-            let mut rows = match status {
+            let rows = match status {
                 Some(status) => {
                     let mut stmt = tx.prepare_cached(
                         "SELECT rank, body FROM interactions
@@ -289,18 +280,7 @@ impl Store for SqliteStore {
             };
             let stream_cursor = tail_seq(&tx)?.to_string();
             tx.commit()?;
-            let more = rows.len() > query.limit;
-            rows.truncate(query.limit);
-            let next_cursor = if more {
-                rows.last().map(|(rank, _)| format!("r{rank}"))
-            } else {
-                None
-            };
-            Ok(InteractionPage {
-                items: rows.into_iter().map(|(_, ia)| ia).collect(),
-                next_cursor,
-                stream_cursor,
-            })
+            Ok(page::assemble(rows, query.limit, stream_cursor))
         })
         .await
     }
