@@ -14,6 +14,10 @@ import {
   type ListFilter,
   type View,
 } from "../state/inbox";
+import { ErrorBoundary } from "../boundary/ErrorBoundary";
+import { QuestionFallback } from "../boundary/QuestionFallback";
+import { RenderWatch } from "../boundary/RenderWatch";
+import { clearOpening, loadFailures, recordFailure, type FailedQuestions } from "../boundary/renderFailures";
 import { EmptyState } from "./EmptyState";
 import { firstLine } from "./labels";
 import { QuestionList } from "./QuestionList";
@@ -40,6 +44,14 @@ export function App({ backend, initial }: AppProps) {
   const [remoteOk, setRemoteOk] = useState<Set<string>>(() => new Set());
   const [notice, setNotice] = useState<Notice | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  // Questions whose content failed to draw (this run or an earlier one): never opened by themselves.
+  const [failed, setFailed] = useState<FailedQuestions>(() => loadFailures());
+  const failedRef = useRef(failed);
+  failedRef.current = failed;
+  const onRenderFailure = useCallback((key: string) => (reason: string) => {
+    clearOpening(key);
+    setFailed((f) => recordFailure(f, key, reason));
+  }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLElement>(null);
 
@@ -94,8 +106,12 @@ export function App({ backend, initial }: AppProps) {
     if (!inbox.loaded || selectedKey !== null) return;
     const wanted = initial?.select ? [...inbox.cards.values()].find((c) => c.interaction.id === initial.select) : undefined;
     if (wanted) setSelectedKey(cardKey(wanted));
-    else if (order.length > 0) setSelectedKey(order[0]);
-  }, [inbox.loaded, order, selectedKey, initial?.select]); // eslint-disable-line react-hooks/exhaustive-deps
+    else {
+      // The first one that drew before; a question that failed waits until the reviewer picks it.
+      const first = order.find((k) => !failed.has(k));
+      if (first) setSelectedKey(first);
+    }
+  }, [inbox.loaded, order, selectedKey, initial?.select, failed]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const selected: Card | undefined = selectedKey ? inbox.cards.get(selectedKey) : undefined;
 
@@ -143,7 +159,7 @@ export function App({ backend, initial }: AppProps) {
     (key: string, card: Card) => (delivery: Delivery, summary: string) => {
       const keys = orderRef.current;
       const cardsNow = inboxRef.current.cards;
-      const isPending = (k: string) => k !== key && cardsNow.get(k)?.interaction.status === "pending";
+      const isPending = (k: string) => k !== key && !failedRef.current.has(k) && cardsNow.get(k)?.interaction.status === "pending";
       let from = keys.indexOf(key);
       if (from < 0) from = lastIndex.current - 1;
       let next: string | undefined;
@@ -210,6 +226,8 @@ export function App({ backend, initial }: AppProps) {
         selectedKey={selectedKey}
         onSelect={setSelectedKey}
         searchRef={searchRef}
+        failed={failed}
+        onRowFailure={onRenderFailure}
       />
       <main className="question-pane" ref={paneRef} aria-label="Open question">
         {loadError && (
@@ -228,17 +246,27 @@ export function App({ backend, initial }: AppProps) {
             </button>
           </div>
         )}
-        {selected ? (
-          <QuestionView
+        {selected && selectedKey ? (
+          <ErrorBoundary
             key={selectedKey}
-            card={selected}
-            account={inbox.accounts.find((a) => a.id === selected.account)}
-            backend={backend}
-            remoteAllowed={remoteOk.has(`q:${cardKey(selected)}`) || remoteOk.has(`s:${selected.account}/${selected.interaction.asker}`)}
-            onAllowRemote={allowRemote(selected)}
-            onResolved={onResolved(cardKey(selected), selected)}
-            keysEnabled={!help}
-          />
+            unit="question"
+            subject={selectedKey}
+            onFailure={onRenderFailure(selectedKey)}
+            fallback={(reason) => <QuestionFallback card={selected} reason={reason} backend={backend} onResolved={onResolved(selectedKey, selected)} />}
+          >
+            <RenderWatch subject={selectedKey}>
+              <QuestionView
+                card={selected}
+                account={inbox.accounts.find((a) => a.id === selected.account)}
+                backend={backend}
+                remoteAllowed={remoteOk.has(`q:${cardKey(selected)}`) || remoteOk.has(`s:${selected.account}/${selected.interaction.asker}`)}
+                onAllowRemote={allowRemote(selected)}
+                onResolved={onResolved(selectedKey, selected)}
+                keysEnabled={!help}
+                onFailure={onRenderFailure(selectedKey)}
+              />
+            </RenderWatch>
+          </ErrorBoundary>
         ) : nothingPending ? (
           <EmptyState hint={inbox.localHint} />
         ) : inbox.loaded ? (

@@ -2,7 +2,9 @@ import { useCallback, type RefObject } from "react";
 import type { Account } from "../backend/types";
 import { useNow } from "../hooks/useNow";
 import type { ListFilter, ListRow } from "../state/inbox";
-import { QuestionRow } from "./QuestionRow";
+import { ErrorBoundary } from "../boundary/ErrorBoundary";
+import type { FailedQuestions } from "../boundary/renderFailures";
+import { FailedRow, QuestionRow } from "./QuestionRow";
 import { VirtualList } from "./VirtualList";
 
 const ROW_HEIGHT = 60;
@@ -18,6 +20,10 @@ type Props = {
   selectedKey: string | null;
   onSelect: (key: string) => void;
   searchRef: RefObject<HTMLInputElement | null>;
+  /** Questions whose content failed to draw: their rows say so. */
+  failed: FailedQuestions;
+  /** A row failed to draw; the window marks its question. */
+  onRowFailure: (key: string) => (reason: string) => void;
 };
 
 export function rowDomId(key: string): string {
@@ -91,14 +97,23 @@ export function QuestionList(props: Props) {
                 <span className="count">{row.count}</span>
               </div>
             ) : (
-              <QuestionRow
-                card={row.card}
-                id={rowDomId(row.key)}
-                selected={row.key === selectedKey}
-                now={now}
-                accountLabel={showAccount ? labelOf(row.card.account) : null}
-                onSelect={() => onSelect(row.key)}
-              />
+              <ErrorBoundary
+                key={row.key}
+                unit="row"
+                subject={row.key}
+                onFailure={props.onRowFailure(row.key)}
+                fallback={() => <FailedRow rowKey={row.key} id={rowDomId(row.key)} selected={row.key === selectedKey} onSelect={() => onSelect(row.key)} />}
+              >
+                <QuestionRow
+                  card={row.card}
+                  id={rowDomId(row.key)}
+                  selected={row.key === selectedKey}
+                  now={now}
+                  accountLabel={showAccount ? labelOf(row.card.account) : null}
+                  onSelect={() => onSelect(row.key)}
+                  failure={props.failed.get(row.key)}
+                />
+              </ErrorBoundary>
             )
           }
         />

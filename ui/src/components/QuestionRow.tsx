@@ -12,9 +12,11 @@ type Props = {
   now: number;
   accountLabel: string | null;
   onSelect: () => void;
+  /** Why this question's content failed to draw, if it did. */
+  failure?: string;
 };
 
-export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }: Props) {
+export function QuestionRow({ card, id, selected, now, accountLabel, onSelect, failure }: Props) {
   const i = card.interaction;
   const pending = i.status === "pending";
   const left = pending ? secondsLeft(i.expires_at, now) : null;
@@ -27,7 +29,7 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }:
       id={id}
       role="option"
       aria-selected={selected}
-      className={`qrow${selected ? " selected" : ""}${unread ? " unread" : ""}${pending ? "" : " resolved"}`}
+      className={`qrow${selected ? " selected" : ""}${unread ? " unread" : ""}${pending ? "" : " resolved"}${failure ? " failed" : ""}`}
       onClick={onSelect}
       data-key={`${card.account}/${i.id}`}
     >
@@ -48,6 +50,11 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }:
               {status.mark} {status.text}
             </span>
           )}
+          {failure && (
+            <span className="row-status status-failed" title={failure}>
+              {" · "}⚠ Could not display
+            </span>
+          )}
           {card.delivery?.state === "queued" && <span className="row-status status-queued"> · ⇪ Queued</span>}
           {soon && (
             <span className="row-countdown" title="Time left to answer">
@@ -58,6 +65,21 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect }:
         </span>
       </span>
       <span className="row-age">{shortAge(i.created_at, now)}</span>
+    </div>
+  );
+}
+
+/** A row whose own drawing failed: still there, still selectable, saying what happened. */
+export function FailedRow({ rowKey, id, selected, onSelect }: { rowKey: string; id: string; selected: boolean; onSelect: () => void }) {
+  return (
+    <div id={id} role="option" aria-selected={selected} className={`qrow failed${selected ? " selected" : ""}`} onClick={onSelect} data-key={rowKey}>
+      <span className="row-dot" />
+      <span className="row-main">
+        <span className="row-title">This question could not be displayed</span>
+        <span className="row-sub">
+          <span className="row-status status-failed">⚠ Could not display</span>
+        </span>
+      </span>
     </div>
   );
 }

@@ -5,11 +5,15 @@ import type { Account, Card, Delivery } from "../backend/types";
 import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
 import { useNow } from "../hooks/useNow";
 import { absoluteTime, countdown, relativeAge } from "../lib/time";
+import { ErrorBoundary } from "../boundary/ErrorBoundary";
+import { FormFallback } from "../boundary/FormFallback";
+import { RenderFailure } from "../boundary/QuestionFallback";
 import { ConfirmAnswer } from "./controls/ConfirmAnswer";
 import { ExternalAnswer } from "./controls/ExternalAnswer";
 import { FormAnswer } from "./controls/FormAnswer";
 import { SelectAnswer } from "./controls/SelectAnswer";
 import { TextAnswer } from "./controls/TextAnswer";
+import { DeclineControl } from "./DeclineControl";
 import { DeliveryNote } from "./DeliveryNote";
 import { MediaBubbles } from "./MediaBubbles";
 import { Resolution } from "./Resolution";
@@ -24,17 +28,18 @@ type Props = {
   onResolved: (delivery: Delivery, summary: string) => void;
   /** Shortcuts are off while an overlay is open. */
   keysEnabled: boolean;
+  /** A part of this question (its media, its form) failed to draw; the window marks the question. */
+  onFailure: (reason: string) => void;
 };
 
 /** The open question: who asks, what, its media, and the controls to answer or decline it. */
-export function QuestionView({ card, account, backend, remoteAllowed, onAllowRemote, onResolved, keysEnabled }: Props) {
+export function QuestionView({ card, account, backend, remoteAllowed, onAllowRemote, onResolved, keysEnabled, onFailure }: Props) {
   const i = card.interaction;
   const now = useNow();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [text, setText] = useState("");
   const [declining, setDeclining] = useState(false);
-  const [reason, setReason] = useState("");
   const [externalOpened, setExternalOpened] = useState(false);
   const [copied, setCopied] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
@@ -60,11 +65,11 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
     }
   };
 
-  const decline = async () => {
+  const decline = async (reason: string | undefined) => {
     setBusy(true);
     setError(null);
     try {
-      const delivery = await backend.decline({ account: card.account, id: i.id, reason: reason.trim() || undefined });
+      const delivery = await backend.decline({ account: card.account, id: i.id, reason });
       setBusy(false);
       setDeclining(false);
       if (delivery.state !== "rejected") onResolved(delivery, "Declined");
@@ -150,15 +155,22 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
         </dl>
       </details>
 
-      <MediaBubbles
-        media={i.media}
-        account={account}
-        asker={i.asker}
-        questionId={i.id}
-        backend={backend}
-        remoteAllowed={remoteAllowed}
-        onAllowRemote={onAllowRemote}
-      />
+      <ErrorBoundary
+        unit="media"
+        subject={`${card.account}/${i.id}`}
+        onFailure={onFailure}
+        fallback={(reason) => <RenderFailure title="The media of this question could not be displayed" reason={reason} />}
+      >
+        <MediaBubbles
+          media={i.media}
+          account={account}
+          asker={i.asker}
+          questionId={i.id}
+          backend={backend}
+          remoteAllowed={remoteAllowed}
+          onAllowRemote={onAllowRemote}
+        />
+      </ErrorBoundary>
 
       <Resolution card={card} now={now} />
       <DeliveryNote card={card} accountLabel={accountLabel} now={now} />
@@ -186,45 +198,26 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
               fieldId={fieldId}
             />
           )}
-          {i.answer_format === "form" && <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />}
+          {i.answer_format === "form" && (
+            <ErrorBoundary
+              unit="form"
+              subject={`${card.account}/${i.id}`}
+              onFailure={onFailure}
+              fallback={(reason) => <FormFallback reason={reason} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />}
+            >
+              <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />
+            </ErrorBoundary>
+          )}
           {i.answer_format === "external" && <ExternalAnswer link={i.link} opened={externalOpened} onOpen={openExternal} />}
 
-          <div className="decline">
-            {declining ? (
-              <form
-                className="decline-form"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  void decline();
-                }}
-              >
-                <label htmlFor={`${fieldId}_reason`}>Reason (optional)</label>
-                <input
-                  id={`${fieldId}_reason`}
-                  type="text"
-                  value={reason}
-                  autoFocus
-                  onChange={(e) => setReason(e.target.value)}
-                  onKeyDown={(e) => {
-                    if (e.key === "Escape") {
-                      e.preventDefault();
-                      setDeclining(false);
-                    }
-                  }}
-                />
-                <button type="submit" className="secondary" disabled={busy}>
-                  Decline question
-                </button>
-                <button type="button" className="quiet" onClick={() => setDeclining(false)}>
-                  Cancel
-                </button>
-              </form>
-            ) : (
-              <button type="button" className="quiet" onClick={() => setDeclining(true)} aria-keyshortcuts="d">
-                Decline <kbd>d</kbd>
-              </button>
-            )}
-          </div>
+          <DeclineControl
+            fieldId={fieldId}
+            busy={busy}
+            open={declining}
+            onOpen={() => setDeclining(true)}
+            onClose={() => setDeclining(false)}
+            onDecline={(why) => void decline(why)}
+          />
         </div>
       )}
     </article>
