@@ -23,7 +23,11 @@ import {
 import { toJsonValue, type JsonValue } from "./jsonValue";
 import { PreparedSchemas, type PreparedSchema } from "./preparedSchema";
 import { collectIssues } from "./schemaIssues";
+import { tooDeep } from "./validatorGuards";
 import { errorSchemaOf, toValidationErrors } from "./validationErrors";
+
+/** The key a drawn schema (BoundedSchema's copy) carries to name the original it stands for. */
+export const ORIGINAL_KEY = "x-inbox-original";
 
 /** One validation run: the library's units, or why the schema could not be used. */
 type Run = { units: OutputUnit[]; prepared?: PreparedSchema; instance: JsonValue; validationError?: Error };
@@ -36,11 +40,44 @@ export class FormValidator<T = any, S extends StrictRJSFSchema = RJSFSchema, F e
   private prepared = new PreparedSchemas();
   // isValid runs for every option on every render; a broken option is reported once, not each time.
   private warned = new WeakSet<object>();
+  private skipNoted = new Set<string>();
+  // Drawn schemas (expanded for the form, recursion left lazy) and the originals they stand for.
+  private originals = new Map<string, { original: unknown; root: unknown }>();
+
+  /**
+   * Marks `drawn` as standing for `original`, a part of `root`: validating `drawn` validates the
+   * original, so a lazy node in the drawing never loosens what the window accepts.
+   */
+  alias<D extends object>(drawn: D, original: unknown, root: unknown): D {
+    const id = `o${this.originals.size + 1}`;
+    this.originals.set(id, { original, root });
+    // Old forms' entries go first; a window opens far fewer forms than this at once.
+    if (this.originals.size > 64) this.originals.delete(this.originals.keys().next().value as string);
+    return { ...drawn, [ORIGINAL_KEY]: id };
+  }
+
+  private preparedFor(schema: S): PreparedSchema {
+    const id = typeof schema === "object" && schema !== null ? (schema as Record<string, unknown>)[ORIGINAL_KEY] : undefined;
+    const known = typeof id === "string" ? this.originals.get(id) : undefined;
+    return known ? this.prepared.part(known.original, known.root) : this.prepared.root(schema);
+  }
+
+  /** Why this run is left to the server (logged once per reason), or null to go ahead. */
+  private skip(prepared: PreparedSchema, instance: JsonValue): string | null {
+    const why = prepared.guard.unsafe ?? (tooDeep(instance) ? "data nested too deeply to check here" : null);
+    for (const note of why ? [why] : prepared.guard.skipped) {
+      if (this.skipNoted.has(note)) continue;
+      this.skipNoted.add(note);
+      console.warn(`The window leaves a form rule to the server: ${note}`);
+    }
+    return why;
+  }
 
   private run(schema: S, formData: T | undefined): Run {
     const instance = toJsonValue(formData);
     try {
-      const prepared = this.prepared.root(schema);
+      const prepared = this.preparedFor(schema);
+      if (this.skip(prepared, instance)) return { units: [], prepared, instance };
       const result = validate(instance, prepared.schema, prepared.draft, prepared.lookup, false);
       return { units: result.errors, prepared, instance };
     } catch (e) {
@@ -77,7 +114,10 @@ export class FormValidator<T = any, S extends StrictRJSFSchema = RJSFSchema, F e
   isValid(schema: S, formData: T | undefined, rootSchema: S): boolean {
     try {
       const prepared = this.prepared.part(schema, rootSchema);
-      return validate(toJsonValue(formData), prepared.schema, prepared.draft, prepared.lookup, true).valid;
+      const instance = toJsonValue(formData);
+      // Left to the server: every alternative counts as fitting, so the form just keeps the first.
+      if (this.skip(prepared, instance)) return true;
+      return validate(instance, prepared.schema, prepared.draft, prepared.lookup, true).valid;
     } catch (e) {
       const key = typeof schema === "object" && schema !== null ? schema : null;
       if (key && !this.warned.has(key)) {
@@ -97,6 +137,7 @@ export class FormValidator<T = any, S extends StrictRJSFSchema = RJSFSchema, F e
   reset(): void {
     this.prepared.clear();
     this.warned = new WeakSet();
+    this.skipNoted.clear();
   }
 }
 

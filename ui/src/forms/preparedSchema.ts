@@ -4,6 +4,7 @@
 // schema object, since rjsf validates the same schemas on every change.
 import { dereference, type Schema, type SchemaDraft } from "@cfworker/json-schema";
 import { toJsonValue } from "./jsonValue";
+import { guardSchema, type Guarded } from "./validatorGuards";
 
 /** A schema ready to validate against. */
 export type PreparedSchema = {
@@ -12,6 +13,8 @@ export type PreparedSchema = {
   /** Every subschema by absolute URI: the `$ref` targets. */
   lookup: Record<string, Schema | boolean>;
   draft: SchemaDraft;
+  /** What the window leaves to the server in this schema (validatorGuards). */
+  guard: Guarded;
 };
 
 /**
@@ -41,7 +44,8 @@ export class PreparedSchemas {
     const known = key ? this.roots.get(key) : undefined;
     if (known) return known;
     const copy = copyOf(schema);
-    const prepared = { schema: copy, lookup: dereference(copy), draft: draftOf(copy) };
+    const lookup = dereference(copy);
+    const prepared = { schema: copy, lookup, draft: draftOf(copy), guard: guardSchema(copy, lookup) };
     if (key) this.roots.set(key, prepared);
     return prepared;
   }
@@ -66,7 +70,9 @@ export class PreparedSchemas {
     const own = base ? dereference(copy, Object.create(null), base) : dereference(copy);
     const lookup = Object.assign(Object.create(null), own, root.lookup) as Record<string, Schema | boolean>;
     const declared = typeof copy === "object" && typeof copy.$schema === "string";
-    const prepared = { schema: copy, lookup, draft: declared ? draftOf(copy) : root.draft };
+    const guard = guardSchema(copy, lookup);
+    if (root.guard.unsafe && !guard.unsafe) guard.unsafe = root.guard.unsafe;
+    const prepared = { schema: copy, lookup, draft: declared ? draftOf(copy) : root.draft, guard };
     if (key && rootKey) {
       if (!parts) {
         parts = new WeakMap();
