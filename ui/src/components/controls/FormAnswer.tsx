@@ -7,7 +7,16 @@ import { formValidator as validator } from "../../forms/formValidator";
 import type { BackendError } from "../../backend/BackendError";
 import type { Interaction } from "../../backend/types";
 import { formButtonTemplates } from "./formTemplates";
+import { GuardedSchemaField } from "./form/GuardedSchemaField";
+import { BoundedSchema } from "../../forms/boundedSchema";
 import { displayValue, errorAt, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
+
+// Every node of every form goes through the guarded field (recursion, undrawable nodes, throws).
+const FIELDS = { SchemaField: GuardedSchemaField };
+/** Nesting shown in the review before the rest is summarised as JSON. */
+const REVIEW_DEPTH = 6;
+/** Longest JSON summary in the review. */
+const REVIEW_TEXT = 300;
 
 type Props = {
   interaction: Interaction;
@@ -23,6 +32,21 @@ type Props = {
 export function FormAnswer({ interaction, busy, onAnswer }: Props) {
   const schema = useMemo(() => perSendSchema(interaction), [interaction]);
   const steps = useMemo(() => formSteps(interaction, schema), [interaction, schema]);
+  // What the form library draws: $refs expanded within bounds, recursion left lazy. Each page
+  // stands for the original page, which is what the validator checks.
+  const bounded = useMemo(() => new BoundedSchema(schema), [schema]);
+  const wholeRoot = !interaction.pages || interaction.pages.length === 0;
+  const pages = useMemo(
+    () =>
+      steps.map((s) =>
+        // A form without pages is its whole root (keeping root-level rules such as additionalProperties).
+        wholeRoot
+          ? validator.alias(pageOnly(bounded.root, null), schema, schema)
+          : validator.alias(pageOnly(bounded.root, s.fields), pageSchema(schema, s.fields), schema),
+      ),
+    [steps, bounded, schema, wholeRoot],
+  );
+  const formContext = useMemo(() => ({ bounded }), [bounded]);
   const [formData, setFormData] = useState<Record<string, unknown>>(() => prefill(interaction));
   const [step, setStep] = useState(0);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema | undefined>(undefined);
@@ -77,7 +101,7 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
       )}
       {reviewing ? (
         <div className="review">
-          <ReviewList schema={schema} steps={steps} data={formData} />
+          <ReviewList bounded={bounded} steps={steps} data={formData} allKeys={wholeRoot} />
           <div className="form-buttons">
             <button type="button" className="secondary" onClick={() => setStep(steps.length - 1)} disabled={busy}>
               Back
@@ -90,8 +114,10 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
       ) : (
         <Form
           key={step}
-          schema={pageOnly(schema, steps[step].fields) as RJSFSchema}
+          schema={pages[step] as RJSFSchema}
           validator={validator}
+          fields={FIELDS}
+          formContext={formContext}
           formData={formData}
           idPrefix={`${idBase}_${step}`}
           extraErrors={extraErrors}
@@ -125,57 +151,88 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
   );
 }
 
-/** One page's schema without the root title (the step header names the page instead). */
-function pageOnly(schema: JsonSchema, fields: string[]): JsonSchema {
-  const page = pageSchema(schema, fields);
+/** One page's schema (`null`: the whole root) without the root title (the step header names the page instead). */
+function pageOnly(schema: JsonSchema, fields: string[] | null): JsonSchema {
+  const page = fields ? pageSchema(schema, fields) : { ...schema };
   delete page.title;
   delete page.description;
   return page;
 }
 
-function ReviewList({ schema, steps, data }: { schema: JsonSchema; steps: { title: string; fields: string[] }[]; data: Record<string, unknown> }) {
-  const props = schema.properties ?? {};
+function ReviewList({ bounded, steps, data, allKeys }: { bounded: BoundedSchema; steps: { title: string; fields: string[] }[]; data: Record<string, unknown>; allKeys: boolean }) {
+  const props = bounded.root.properties ?? {};
   return (
     <div className="review-list">
-      {steps.map((s, n) => (
-        <section key={n} aria-label={s.title}>
-          <h4>{s.title}</h4>
-          <dl>
-            {s.fields.map((f) => (
-              <ReviewEntry key={f} name={f} prop={props[f]} value={data[f]} />
-            ))}
-          </dl>
-        </section>
-      ))}
+      {steps.map((s, n) => {
+        // Without pages the review also shows keys the schema admits beyond its properties.
+        const names = allKeys && n === 0 ? [...new Set([...s.fields, ...Object.keys(isObject(data) ? data : {})])] : s.fields;
+        return (
+          <section key={n} aria-label={s.title}>
+            <h4>{s.title}</h4>
+            <dl>
+              {names.map((f) => (
+                <ReviewEntry key={f} name={f} prop={props[f]} value={data[f]} bounded={bounded} depth={1} />
+              ))}
+            </dl>
+          </section>
+        );
+      })}
     </div>
   );
 }
 
-function ReviewEntry({ name, prop, value }: { name: string; prop: JsonSchema | undefined; value: unknown }) {
+/** A lazy node's next level, so the review can name nested fields (the data bounds how far). */
+function opened(bounded: BoundedSchema, prop: JsonSchema | undefined): JsonSchema | undefined {
+  const lazy = BoundedSchema.lazyName(prop);
+  return lazy ? (bounded.expand(lazy) ?? prop) : prop;
+}
+
+function summary(value: unknown): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > REVIEW_TEXT ? `${text.slice(0, REVIEW_TEXT - 1)}…` : text;
+}
+
+function ReviewEntry({ name, prop: raw, value, bounded, depth }: { name: string; prop: JsonSchema | undefined; value: unknown; bounded: BoundedSchema; depth: number }) {
+  const prop = opened(bounded, raw);
   const title = prop?.title ?? name;
   let shown: React.ReactNode;
-  if (isObject(value) && prop?.properties) {
+  if (depth >= REVIEW_DEPTH && typeof value === "object" && value !== null) {
+    // Deeper than a review can usefully show: the rest as (short) JSON text.
+    shown = summary(value);
+  } else if (isObject(value) && prop?.properties) {
+    const nested = prop.properties;
+    const names = [...new Set([...Object.keys(nested), ...Object.keys(value)])];
     shown = (
       <dl className="nested">
-        {Object.entries(prop.properties).map(([k, p]) => (
-          <ReviewEntry key={k} name={k} prop={p} value={value[k]} />
+        {names.map((k) => (
+          <ReviewEntry key={k} name={k} prop={nested[k]} value={value[k]} bounded={bounded} depth={depth + 1} />
         ))}
       </dl>
     );
   } else if (Array.isArray(value)) {
-    const item = Array.isArray(prop?.items) ? undefined : prop?.items;
+    const item = Array.isArray(prop?.items) ? undefined : opened(bounded, prop?.items);
     shown =
       value.length === 0 ? (
         "—"
       ) : (
         <ul>
-          {value.map((v, n) => (
-            <li key={n}>{displayValue(item, v)}</li>
-          ))}
+          {value.map((v, n) =>
+            isObject(v) && item?.properties ? (
+              <li key={n}>
+                <dl className="nested">
+                  {Object.keys(v).map((k) => (
+                    <ReviewEntry key={k} name={k} prop={item.properties?.[k]} value={v[k]} bounded={bounded} depth={depth + 1} />
+                  ))}
+                </dl>
+              </li>
+            ) : (
+              <li key={n}>{typeof v === "object" && v !== null ? summary(v) : displayValue(item, v)}</li>
+            ),
+          )}
         </ul>
       );
   } else {
-    shown = displayValue(prop, value);
+    shown = typeof value === "object" && value !== null ? summary(value) : displayValue(prop, value);
   }
   return (
     <>

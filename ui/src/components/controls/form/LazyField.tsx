@@ -1,0 +1,61 @@
+import type { FieldProps, RJSFSchema } from "@rjsf/utils";
+import { useState } from "react";
+import { BoundedSchema } from "../../../forms/boundedSchema";
+import { JsonField } from "./JsonField";
+
+/**
+ * A recursive (or too deep, or too large) part of the schema, left out of the first drawing. It
+ * opens one level when the reviewer asks ("+ Add nested …"), or by itself when the data already
+ * holds a value there; inside, the next level of recursion waits the same way.
+ */
+export function LazyField(props: FieldProps) {
+  const { schema, registry, formData, onChange, fieldPathId, disabled, readonly, name } = props;
+  const bounded = (registry.formContext as { bounded?: BoundedSchema } | undefined)?.bounded;
+  const lazy = BoundedSchema.lazyName(schema);
+  const [opened, setOpened] = useState(false);
+  const expanded = lazy && bounded ? bounded.expand(lazy) : undefined;
+  // Nothing to expand into (an unresolvable reference): the value as JSON.
+  if (!expanded) return <JsonField {...props} />;
+
+  const title = (typeof schema.title === "string" && schema.title) || expanded.title || name || "item";
+  const isItem = typeof fieldPathId.path[fieldPathId.path.length - 1] === "number";
+  if (!opened && formData === undefined) {
+    return (
+      <div className="lazy-field">
+        <span className="control-label">{title}</span>
+        <button
+          type="button"
+          className="secondary lazy-add"
+          disabled={disabled || readonly}
+          onClick={() => {
+            setOpened(true);
+            // Start the value the level's type expects, so the form draws its fields.
+            if (expanded.type === "object") onChange({}, fieldPathId.path);
+            else if (expanded.type === "array") onChange([], fieldPathId.path);
+          }}
+        >
+          + Add nested {title}
+        </button>
+      </div>
+    );
+  }
+  const { SchemaField } = registry.fields;
+  return (
+    <div className="lazy-field lazy-open">
+      <SchemaField {...props} schema={{ ...expanded, title } as RJSFSchema} />
+      {!isItem && (
+        <button
+          type="button"
+          className="quiet lazy-remove"
+          disabled={disabled || readonly}
+          onClick={() => {
+            setOpened(false);
+            onChange(undefined, fieldPathId.path);
+          }}
+        >
+          Remove nested {title}
+        </button>
+      )}
+    </div>
+  );
+}
