@@ -203,7 +203,7 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
               unit="form"
               subject={`${card.account}/${i.id}`}
               onFailure={onFailure}
-              fallback={(reason) => <FormFallback reason={reason} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />}
+              fallback={(reason) => <FormFallback reason={reason} schema={i.schema} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />}
             >
               <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />
             </ErrorBoundary>
