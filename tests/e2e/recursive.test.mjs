@@ -1,0 +1,179 @@
+// One question must never blank the window (issue 19), in the real app: recursive schemas asked
+// as forms open to usable controls, the window keeps taking and answering other questions, a
+// restart with such a question newest-pending starts on a usable window, and a form whose
+// `pattern` backtracks catastrophically leaves the window responsive.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { literal, sleep } from "./webdriver.mjs";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+// The same recursive schemas the UI's own tests use.
+const CASES = JSON.parse(fs.readFileSync(path.join(REPO, "ui/src/test/schemas/recursive.json"), "utf8"));
+
+const PANE = "//main[@aria-label='Open question']";
+const STATUS_BAR = "//footer[@role='contentinfo']";
+const LIST = "//*[@role='listbox'][@aria-label='Questions']";
+const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
+const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
+const inputLabelled = (label) => `${PANE}//input[@id=${PANE}//label[contains(., ${literal(label)})]/@for]`;
+// Anything a reviewer can act on inside the answer controls: a field, a choice, an add button.
+const CONTROL = `${PANE}//*[contains(@class, 'controls')]//*[self::input or self::textarea or self::select or self::button[not(@disabled)]]`;
+
+let server;
+let driver;
+let app;
+const appDataDir = scratch("inbox-e2e-recursive-app-");
+
+const appEnv = () => ({
+  INBOX_URL: server.url,
+  INBOX_TOKEN: server.reviewerToken,
+  INBOX_DESKTOP_DATA_DIR: appDataDir,
+  BROWSER: "true",
+  RUST_LOG: process.env.RUST_LOG ?? "info",
+});
+
+before(async () => {
+  server = new InboxServer();
+  await server.start();
+  driver = await startDriver(appEnv());
+  app = await driver.session();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+});
+
+after(async () => {
+  await app?.quit().catch(() => {});
+  await driver?.stop();
+  await server?.stop();
+});
+
+/** The script engine answers within `ms` (a hung window does not). */
+async function responsive(ms = 3000) {
+  const started = Date.now();
+  const answer = await Promise.race([app.execute("return 6 * 7"), sleep(ms).then(() => "timeout")]);
+  assert.equal(answer, 42, `the window did not answer a script within ${ms} ms`);
+  return Date.now() - started;
+}
+
+/** Not blank: the sidebar, the list, the status bar and the open pane are all drawn, and it answers. */
+async function assertAlive(what) {
+  await responsive();
+  for (const [name, xpath] of [
+    ["sidebar", "//nav[@aria-label='Views and accounts']"],
+    ["list", LIST],
+    ["status bar", `${STATUS_BAR}[contains(., 'Online')]`],
+    ["open pane", PANE],
+  ]) {
+    assert.ok((await app.findAll(xpath)).length > 0, `${what}: the ${name} is gone`);
+  }
+}
+
+async function open(prompt) {
+  await app.clickOn(row(prompt));
+  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
+}
+
+async function answeredWith(asked) {
+  const result = await Promise.race([asked.done, sleep(20000).then(() => ({ code: "timeout", stdout: "", stderr: "" }))]);
+  assert.equal(result.code, 0, `inbox ask exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+const askForm = (c, ...flags) => server.ask(c.prompt, "--format", "form", "--schema", JSON.stringify(c.schema), ...flags);
+
+test("recursive schemas asked as forms each open to usable controls", async () => {
+  const names = ["root-self-reference", "mutual-defs", "items-parent", "recursive-oneof"];
+  const asked = {};
+  for (const name of names) asked[name] = await askForm(CASES[name]);
+  for (const name of names) {
+    await open(CASES[name].prompt);
+    await app.waitForElement(CONTROL, 15000);
+    assert.equal((await app.findAll(`${PANE}//*[contains(., 'could not be displayed')]`)).length, 0, `${name}: the fallback showed`);
+    await assertAlive(name);
+    saveScreenshot(`recursive-${name}`, await app.screenshot());
+  }
+
+  // The root self-reference, answered through the window two levels deep.
+  await open(CASES["root-self-reference"].prompt);
+  await app.type(await app.find(inputLabelled("Team name")), "Platform");
+  await app.clickOn(paneButton("+ Add nested Parent team"));
+  await app.waitFor("the nested level", async () => (await app.findAll(`${PANE}//label[contains(., 'Team name')]`)).length === 2);
+  const nested = (await app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Team name')]/@for]`))[1];
+  await app.type(nested, "Engineering");
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  assert.deepEqual(await answeredWith(asked["root-self-reference"]), { name: "Platform", parent: { name: "Engineering" } });
+
+  // Items that refer to their parent: add a child entry; it opens as a nested Menu entry.
+  await open(CASES["items-parent"].prompt);
+  await app.type(await app.find(inputLabelled("Caption")), "File");
+  await app.clickOn(`${PANE}//button[contains(., '+ Add')][not(contains(., 'nested'))]`);
+  await app.waitFor("the child entry", async () => (await app.findAll(`${PANE}//label[contains(., 'Caption')]`)).length === 2);
+  await app.type((await app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Caption')]/@for]`))[1], "Open");
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  assert.deepEqual(await answeredWith(asked["items-parent"]), { menu: { caption: "File", children: [{ caption: "Open" }] } });
+
+  // Mutual references: decline it from the window.
+  await open(CASES["mutual-defs"].prompt);
+  await app.clickOn(paneButton("Decline"));
+  await app.clickOn(paneButton("Decline question"));
+  await app.waitFor("the decline to reach the server", async () => (await server.get(asked["mutual-defs"].id)).status === "declined");
+
+  // Afterwards another question opens and is answered, and a new ask appears.
+  const confirm = await server.ask("Still working after the recursive forms?", "--format", "confirm");
+  await open("Still working after the recursive forms?");
+  await app.clickOn(paneButton("Yes"));
+  assert.equal(await answeredWith(confirm), true);
+  await server.ask("A new ask after all that?", "--format", "confirm");
+  await app.waitForElement(row("A new ask after all that?"), 15000);
+  await assertAlive("after answering");
+  // The recursive oneOf stays pending for the restart below.
+});
+
+test("a restart with a recursive form newest-pending starts on a usable window", async () => {
+  // Newest pending: a recursive oneOf asked now.
+  const c = CASES["recursive-oneof"];
+  await server.ask(`${c.prompt} (asked last)`, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: [{ note: "three", when: "x" }] }));
+  await app.waitForElement(row(`${c.prompt} (asked last)`));
+  await app.quit();
+  app = await driver.session();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+  await app.waitForElement(row(`${c.prompt} (asked last)`), 30000);
+  // Whatever opened by itself, the window is whole, and the recursive question opens to controls.
+  await assertAlive("after the restart");
+  await open(`${c.prompt} (asked last)`);
+  await app.waitForElement(CONTROL, 15000);
+  await assertAlive("the recursive question after the restart");
+  saveScreenshot("recursive-after-restart", await app.screenshot());
+  // The prefill's nested template opened as deep as its data.
+  assert.ok((await app.findAll(`${PANE}//label[contains(., 'Note')]`)).length >= 2, "the nested template in the prefill is drawn");
+});
+
+test("a form whose pattern backtracks catastrophically leaves the window responsive", async () => {
+  const schema = {
+    type: "object",
+    required: ["name"],
+    properties: { name: { type: "string", title: "Name", pattern: "^(a+)+$" } },
+  };
+  // The server checks a prefill at ask time, so the prefill fits; the reviewer then adds the "b"
+  // that makes JavaScript's backtracking engine need ~2^40 steps to refuse it.
+  const prefill = "a".repeat(40);
+  const asked = await server.ask("Check the name against a hostile pattern.", "--format", "form", "--schema", JSON.stringify(schema), "--values", JSON.stringify({ name: prefill }));
+  await open("Check the name against a hostile pattern.");
+  await app.type(await app.find(inputLabelled("Name")), "b");
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  // The window validated without hanging: it answers scripts and moved on to the review.
+  await responsive();
+  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`, 5000);
+  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  // The server is the authority on the pattern: it refuses, and the window shows it at the field.
+  await app.waitForElement(`${PANE}//*[contains(@class, 'error-detail') or contains(@class, 'form-error')]`, 15000);
+  await assertAlive("after the hostile pattern");
+  assert.equal((await server.get(asked.id)).status, "pending");
+  asked.child.kill("SIGKILL");
+});
