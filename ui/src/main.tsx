@@ -1,7 +1,8 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import type { Backend } from "./backend/Backend";
-import { demoAccounts, demoCards, manyCards } from "./backend/demoData";
+import { demoAccounts, demoCards, manyCards, recursiveCards } from "./backend/demoData";
+import recursiveSchemas from "./test/schemas/recursive.json";
 import { FakeBackend } from "./backend/fakeBackend";
 import { runningInTauri, tauriBackend } from "./backend/tauriBackend";
 import { App } from "./components/App";
@@ -12,13 +13,14 @@ import "./styles.css";
 // screenshots, the measurement) the fake one, filled by query flags:
 //   ?fake            force the fake backend
 //   ?items=10000     that many generated questions instead of the demo inbox
-//   ?scenario=empty  an empty inbox
+//   ?scenario=empty  an empty inbox;  ?scenario=recursive  forms with recursive schemas
 //   ?select=ia_…     open this question first;  ?view=all|answered|expired
 function demoBackend(params: URLSearchParams): Backend {
   const now = Date.now();
   const items = Number(params.get("items") ?? 0);
   const scenario = params.get("scenario");
-  const cards = scenario === "empty" ? [] : items > 0 ? manyCards(items, now) : demoCards(now);
+  const cards =
+    scenario === "empty" ? [] : scenario === "recursive" ? recursiveCards(recursiveSchemas, now) : items > 0 ? manyCards(items, now) : demoCards(now);
   return new FakeBackend({
     accounts: demoAccounts,
     cards,

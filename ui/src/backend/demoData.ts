@@ -236,3 +236,30 @@ export function manyCards(n: number, now = Date.now()): Card[] {
   }
   return cards;
 }
+
+/**
+ * Recursive form schemas (the same ones the tests ask), for `?scenario=recursive`: the dev server
+ * and the screenshots show how the window draws recursion.
+ */
+export function recursiveCards(cases: Record<string, unknown>, now = Date.now()): Card[] {
+  const prefills: Record<string, Record<string, unknown>> = {
+    "recursive-oneof": { note: "deploy", when: [{ note: "nested template", when: "${ready}" }] },
+  };
+  return Object.entries(cases)
+    .filter(([name]) => !name.startsWith("$"))
+    .map(([name, c], n) => {
+      const { prompt, schema } = c as { prompt: string; schema: Record<string, unknown> };
+      return card(
+        "local",
+        interaction({
+          id: `ia_${name.replace(/-/g, "_")}`,
+          prompt,
+          answer_format: "form",
+          asker: "tree-bot",
+          schema: schema as never,
+          data: { values: prefills[name] ?? {}, options: {} },
+          created_at: new Date(now - (n + 1) * 60_000).toISOString(),
+        }),
+      );
+    });
+}
