@@ -15,8 +15,9 @@ import type { JsonSchema } from "../lib/formSchema";
 
 /** `$ref`s expanded inside one another along one path before the rest waits for a click. */
 export const REF_DEPTH_LIMIT = 8;
-/** Schema objects in one expansion (the first draw, or one "+ Add nested" click). */
-export const NODE_LIMIT = 2000;
+/** Schema objects in one expansion (the first draw, or one "+ Add nested" click): enough for real
+ * forms, few enough that the form library draws them in well under a second. */
+export const NODE_LIMIT = 400;
 /** The key that marks a lazy node; its value names the node in its BoundedSchema. */
 export const LAZY_KEY = "x-inbox-lazy";
 

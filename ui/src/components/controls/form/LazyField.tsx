@@ -9,7 +9,7 @@ import { JsonField } from "./JsonField";
  * holds a value there; inside, the next level of recursion waits the same way.
  */
 export function LazyField(props: FieldProps) {
-  const { schema, registry, formData, onChange, fieldPathId, disabled, readonly, name } = props;
+  const { schema, registry, formData, onChange, fieldPathId, disabled, readonly, name, errorSchema } = props;
   const bounded = (registry.formContext as { bounded?: BoundedSchema } | undefined)?.bounded;
   const lazy = BoundedSchema.lazyName(schema);
   const [opened, setOpened] = useState(false);
@@ -36,6 +36,16 @@ export function LazyField(props: FieldProps) {
         >
           + Add nested {title}
         </button>
+        {/* A rule on the level itself (it is required, say) shows while it is still closed. */}
+        {(errorSchema?.__errors ?? []).length > 0 && (
+          <ul className="error-detail">
+            {errorSchema!.__errors!.map((m) => (
+              <li key={m} className="text-danger">
+                {m}
+              </li>
+            ))}
+          </ul>
+        )}
       </div>
     );
   }
