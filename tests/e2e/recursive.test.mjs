@@ -172,7 +172,7 @@ test("a form whose pattern backtracks catastrophically leaves the window respons
   await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`, 5000);
   await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   // The server is the authority on the pattern: it refuses, and the window shows it at the field.
-  await app.waitForElement(`${PANE}//*[contains(@class, 'error-detail') or contains(@class, 'form-error')]`, 15000);
+  await app.waitForElement(`${PANE}//*[contains(@class, 'error-detail') or contains(@class, 'form-error') or contains(@class, 'rejected')]`, 15000);
   await assertAlive("after the hostile pattern");
   assert.equal((await server.get(asked.id)).status, "pending");
   asked.child.kill("SIGKILL");

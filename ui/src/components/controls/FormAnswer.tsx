@@ -6,13 +6,14 @@ import { useMemo, useState } from "react";
 import { formValidator as validator } from "../../forms/formValidator";
 import type { BackendError } from "../../backend/BackendError";
 import type { Interaction } from "../../backend/types";
-import { formButtonTemplates } from "./formTemplates";
+import { formButtonTemplates, UnsupportedFieldTemplate } from "./formTemplates";
 import { GuardedSchemaField } from "./form/GuardedSchemaField";
 import { BoundedSchema } from "../../forms/boundedSchema";
 import { displayValue, errorAt, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
 
 // Every node of every form goes through the guarded field (recursion, undrawable nodes, throws).
 const FIELDS = { SchemaField: GuardedSchemaField };
+const TEMPLATES = { ButtonTemplates: formButtonTemplates, UnsupportedFieldTemplate };
 /** Nesting shown in the review before the rest is summarised as JSON. */
 const REVIEW_DEPTH = 6;
 /** Longest JSON summary in the review. */
@@ -122,7 +123,7 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           idPrefix={`${idBase}_${step}`}
           extraErrors={extraErrors}
           showErrorList={false}
-          templates={{ ButtonTemplates: formButtonTemplates }}
+          templates={TEMPLATES}
           noHtml5Validate
           focusOnFirstError
           disabled={busy}

@@ -44,3 +44,29 @@ describe("hostile forms", () => {
     expect(pane().getAllByRole("button", { name: /\+ Add nested/ }).length).toBeGreaterThan(0);
   }, 30000);
 });
+
+describe("shapes the form library cannot draw", () => {
+  it("become JSON editors, never the raw schema", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        list: { type: "array", title: "List" },
+        anything: { title: "Anything" },
+        nope: { not: { type: "string" }, title: "Nope" },
+        tuple: { type: "array", prefixItems: [{ type: "string" }], title: "Tuple" },
+        many: { type: ["string", "number", "boolean"], title: "Many" },
+      },
+    };
+    const { container, user } = await renderApp([formCard("ia_odd", schema)]);
+    expect(container.querySelectorAll("textarea.json-editor")).toHaveLength(5);
+    expect(pane().queryByText(/"type"/)).toBeNull();
+    expect(pane().queryByText(/Unsupported/)).toBeNull();
+    // Each editor checks its own value against its own schema as it is typed.
+    await user.type(pane().getByRole("textbox", { name: "Nope" }), '"a string"');
+    expect(pane().getByText("must NOT be valid")).toBeInTheDocument();
+    await user.type(pane().getByRole("textbox", { name: "List" }), "[[1, 2]");
+    await user.click(pane().getByRole("button", { name: "Review" }));
+    // The review step still refuses the "Nope" value: the original schema is the judge.
+    expect(pane().getByRole("heading", { level: 3 })).toHaveTextContent("Step 1 of 1");
+  });
+});

@@ -1,4 +1,4 @@
-import type { IconButtonProps } from "@rjsf/utils";
+import type { IconButtonProps, UnsupportedFieldProps } from "@rjsf/utils";
 
 // rjsf's stock buttons draw Bootstrap glyph icons, which this window does not ship; these say
 // what they do in words instead (with the stock title as the accessible name).
@@ -21,3 +21,16 @@ export const formButtonTemplates = {
   RemoveButton: textButton("Remove", "Remove item"),
   ClearButton: textButton("Clear", "Clear"),
 };
+
+/**
+ * What rjsf shows for a node it cannot draw. GuardedSchemaField sends those nodes to a JSON editor
+ * before rjsf gets here; should one slip through, this says so in words instead of rjsf's stock
+ * template, which prints the asker's raw schema into the pane.
+ */
+export function UnsupportedFieldTemplate({ reason }: UnsupportedFieldProps) {
+  return (
+    <p className="form-error unsupported-field" role="alert">
+      This field cannot be shown here{reason ? ` (${reason})` : ""}; the server checks it when you submit.
+    </p>
+  );
+}

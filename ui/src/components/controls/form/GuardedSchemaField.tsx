@@ -28,6 +28,9 @@ function drawable(props: FieldProps): boolean {
   const declared = resolved.type;
   if (Array.isArray(declared) && declared.filter((t) => t !== "null").length > 1) return false;
   const type = getSchemaType(resolved);
+  // An array without `items` (any items, or 2020-12's `prefixItems`, which the library does not
+  // know) has no control in the library either.
+  if (type === "array" && resolved.items === undefined) return false;
   return typeof type === "string" && DRAWN_TYPES.has(type);
 }
 
