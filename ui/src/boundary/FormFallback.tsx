@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { BackendError } from "../backend/BackendError";
 import { JsonEditor } from "../components/controls/form/JsonEditor";
-import { RenderFailure } from "./QuestionFallback";
+import { RenderFailure } from "./RenderFailure";
 
 type Props = {
   reason: string;

@@ -3,6 +3,7 @@ import type { Backend } from "../backend/Backend";
 import { BackendError } from "../backend/BackendError";
 import type { Card, Delivery } from "../backend/types";
 import { DeclineControl } from "../components/DeclineControl";
+import { RenderFailure } from "./RenderFailure";
 
 type Props = {
   card: Card;
@@ -60,18 +61,5 @@ export function QuestionFallback({ card, reason, backend, onResolved }: Props) {
         </div>
       )}
     </article>
-  );
-}
-
-/** The notice a failed unit leaves in its place: shaped (⚠) and worded, not colour alone. */
-export function RenderFailure({ id, title, reason }: { id?: string; title: string; reason: string }) {
-  return (
-    <div className="render-failure" role="alert">
-      <strong id={id}>
-        <span aria-hidden="true">⚠ </span>
-        {title}
-      </strong>
-      <span className="render-failure-reason">{reason}</span>
-    </div>
   );
 }

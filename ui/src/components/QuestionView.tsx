@@ -7,7 +7,7 @@ import { useNow } from "../hooks/useNow";
 import { absoluteTime, countdown, relativeAge } from "../lib/time";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { FormFallback } from "../boundary/FormFallback";
-import { RenderFailure } from "../boundary/QuestionFallback";
+import { RenderFailure } from "../boundary/RenderFailure";
 import { ConfirmAnswer } from "./controls/ConfirmAnswer";
 import { ExternalAnswer } from "./controls/ExternalAnswer";
 import { FormAnswer } from "./controls/FormAnswer";

@@ -10,7 +10,6 @@
 // (formValidator), so a lazy node never loosens what the window accepts.
 import { dereference, type Schema } from "@cfworker/json-schema";
 import { toJsonValue } from "./jsonValue";
-import { draftOf } from "./preparedSchema";
 import type { JsonSchema } from "../lib/formSchema";
 
 /** `$ref`s expanded inside one another along one path before the rest waits for a click. */
@@ -71,7 +70,7 @@ export function alternativeLabel(node: unknown): string | undefined {
 export class BoundedSchema {
   /** The expanded root, free of `$ref`s, finite. */
   readonly root: JsonSchema;
-  /** Lazy nodes left by the last expansion that ran out of budget (for tests and the log). */
+  /** Whether the last expansion ran out of node budget (some nodes wait for a click for that reason). */
   truncated = false;
   private lookup: Record<string, Schema | boolean>;
   private lazies = new Map<string, Lazy>();
@@ -92,11 +91,6 @@ export class BoundedSchema {
     this.root = this.walk(this.copy, new Set(), 0) as JsonSchema;
   }
 
-  /** The draft the original declares (for validating a lazy node's value). */
-  get draft() {
-    return draftOf(this.copy);
-  }
-
   /** Whether `schema` (a node of this expansion) is a lazy one, and its name. */
   static lazyName(schema: unknown): string | undefined {
     const name = isSchemaObject(schema) ? schema[LAZY_KEY] : undefined;
@@ -105,10 +99,6 @@ export class BoundedSchema {
 
   reason(name: string): LazyReason | undefined {
     return this.lazies.get(name)?.reason;
-  }
-
-  title(name: string): string | undefined {
-    return this.lazies.get(name)?.title;
   }
 
   /**
