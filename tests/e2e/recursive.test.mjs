@@ -84,7 +84,8 @@ async function answeredWith(asked) {
 
 const askForm = (c, ...flags) => server.ask(c.prompt, "--format", "form", "--schema", JSON.stringify(c.schema), ...flags);
 
-test("recursive schemas asked as forms each open to usable controls", async () => {
+// A hung window would hang a WebDriver command too: each test has a deadline, so it fails instead.
+test("recursive schemas asked as forms each open to usable controls", { timeout: 240_000 }, async () => {
   const names = ["root-self-reference", "mutual-defs", "items-parent", "recursive-oneof"];
   const asked = {};
   for (const name of names) asked[name] = await askForm(CASES[name]);
@@ -135,7 +136,7 @@ test("recursive schemas asked as forms each open to usable controls", async () =
   // The recursive oneOf stays pending for the restart below.
 });
 
-test("a restart with a recursive form newest-pending starts on a usable window", async () => {
+test("a restart with a recursive form newest-pending starts on a usable window", { timeout: 120_000 }, async () => {
   // Newest pending: a recursive oneOf asked now.
   const c = CASES["recursive-oneof"];
   await server.ask(`${c.prompt} (asked last)`, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: [{ note: "three", when: "x" }] }));
@@ -154,7 +155,7 @@ test("a restart with a recursive form newest-pending starts on a usable window",
   assert.ok((await app.findAll(`${PANE}//label[contains(., 'Note')]`)).length >= 2, "the nested template in the prefill is drawn");
 });
 
-test("a form whose pattern backtracks catastrophically leaves the window responsive", async () => {
+test("a form whose pattern backtracks catastrophically leaves the window responsive", { timeout: 90_000 }, async () => {
   const schema = {
     type: "object",
     required: ["name"],
