@@ -36,7 +36,8 @@ struct NotificationServer {
 #[zbus::interface(name = "org.freedesktop.Notifications")]
 impl NotificationServer {
     fn get_capabilities(&self) -> Vec<String> {
-        vec!["actions".into(), "body".into()]
+        // As GNOME Shell does: the body is rendered as markup, so what the app sends must be safe.
+        vec!["actions".into(), "body".into(), "body-markup".into()]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -112,7 +113,7 @@ async fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> O
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenced_by_do_not_disturb()
+async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_silenced_by_do_not_disturb_and_its_markup_escaped()
  {
     assert!(
         std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
@@ -277,6 +278,35 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_and_silenc
     assert!(
         after.is_empty(),
         "Do not disturb, yet the bus saw {after:?}"
+    );
+
+    // 5. A prompt carrying markup arrives on the bus as text: a body-markup server would
+    // otherwise render the link and fetch the image.
+    presence.set_do_not_disturb(false);
+    let before = calls.lock().unwrap().len();
+    asker
+        .ask(&AskRequest::new(
+            r#"<b>Urgent</b> & <a href="https://evil.example/">sign in</a> <img src="https://evil.example/t.png"/>"#,
+            AnswerFormat::Confirm,
+        ))
+        .await
+        .unwrap();
+    let body = wait_for(
+        "the notification of the markup prompt",
+        Duration::from_secs(10),
+        || {
+            calls.lock().unwrap()[before..]
+                .iter()
+                .find_map(|c| match c {
+                    Call::Notify { body, .. } => Some(body.clone()),
+                    _ => None,
+                })
+        },
+    )
+    .await;
+    assert_eq!(
+        body,
+        r#"&lt;b&gt;Urgent&lt;/b&gt; &amp; &lt;a href="https://evil.example/"&gt;sign in&lt;/a&gt; &lt;img src="https://evil.example/t.png"/&gt;"#
     );
 
     engine.shutdown().await;

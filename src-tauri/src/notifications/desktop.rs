@@ -6,6 +6,7 @@ use std::sync::Arc;
 use notify_rust::{Hint, Notification, Timeout};
 
 use super::OpenHandler;
+use super::markup;
 use super::planner::{Notice, NoticeAction, NoticeKey, ShownIds};
 
 const BUS_NAME: &str = "org.freedesktop.Notifications";
@@ -60,7 +61,8 @@ impl SessionNotices {
         let mut note = Notification::new();
         note.appname(&self.app_name)
             .summary(&notice.title)
-            .body(&notice.body)
+            // The body is markup on the bus; the prompt in it is not (see `markup`).
+            .body(&markup::escape_body(&notice.body))
             .icon("mail-unread")
             .action("default", "Open")
             .hint(Hint::Category("im.received".into()))

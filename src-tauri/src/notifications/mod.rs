@@ -6,6 +6,7 @@
 //! blocking call too.
 
 mod desktop;
+mod markup;
 pub mod planner;
 
 use std::sync::Arc;
