@@ -300,7 +300,37 @@ fn ask_refusals() -> Vec<Refusal> {
                 json!({"schema": {"$ref": "https://schemas.example/booking.json"}}),
             ),
             InvalidField,
-            "schema",
+            "schema.$ref",
+        ),
+        no(
+            "form schema whose $defs entry refers to itself in place",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}}),
+            ),
+            InvalidField,
+            "schema.$defs.a.allOf[0].$ref",
+        ),
+        no(
+            "form schema with a lookahead pattern",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {
+                    "x": {"type": "string", "pattern": "^(?!admin)"}}}}),
+            ),
+            InvalidField,
+            "schema.properties.x.pattern",
+        ),
+        no(
+            "form prefill over the data byte cap",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                    "data": {"values": {"x": "v".repeat(70_000)}}}),
+            ),
+            InvalidField,
+            "data",
         ),
         no(
             "form schema that is not an object",
