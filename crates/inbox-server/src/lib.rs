@@ -25,6 +25,7 @@ pub mod store;
 mod stream;
 mod sweeper;
 mod tokens_file;
+mod validation;
 
 pub use config::{Role, ServerConfig, TokenSpec, TokenSpecError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};

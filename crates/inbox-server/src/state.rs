@@ -8,6 +8,7 @@ use tokio::sync::watch;
 use crate::auth::Tokens;
 use crate::config::TokenSpec;
 use crate::store::Store;
+use crate::validation::Validation;
 
 /// Cheap to clone; handed to [`crate::app`].
 #[derive(Clone)]
@@ -20,6 +21,7 @@ struct Shared {
     tokens: Tokens,
     public_base_url: String,
     keepalive: Duration,
+    validation: Arc<Validation>,
     /// Flips to `true` when the server stops, so open streams and long-polls end and the
     /// graceful shutdown does not wait on them forever.
     stopping: watch::Sender<bool>,
@@ -44,6 +46,7 @@ impl AppState {
                 tokens: Tokens::new(tokens),
                 public_base_url: public_base_url.trim_end_matches('/').to_owned(),
                 keepalive,
+                validation: Arc::new(Validation::new()),
                 stopping,
             }),
         }
@@ -59,6 +62,11 @@ impl AppState {
 
     pub fn public_base_url(&self) -> &str {
         &self.inner.public_base_url
+    }
+
+    /// Schema compilation and validation, off the async runtime.
+    pub fn validation(&self) -> &Arc<Validation> {
+        &self.inner.validation
     }
 
     pub fn keepalive(&self) -> Duration {

@@ -21,7 +21,15 @@ pub async fn ask(
     JsonBody(req): JsonBody<AskRequest>,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
     let now = Utc::now();
-    let accepted = validate_ask(&req, now)?;
+    // Compiling the schema and checking a prefill against it is CPU work: off the runtime.
+    let (req, accepted) = state
+        .validation()
+        .run(move || {
+            let accepted = validate_ask(&req, now);
+            (req, accepted)
+        })
+        .await?;
+    let accepted = accepted?;
     let (media, blobs) = store_inline_media(req.media.unwrap_or_default())?;
     let (link, ticket) = if req.answer_format == AnswerFormat::External {
         let ticket = ids::callback_ticket();

@@ -14,7 +14,6 @@ use axum::http::header::{
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use inbox_protocol::validate::validate_answer;
 use inbox_protocol::{Interaction, Status};
 use serde_json::{Map, Value, json};
 
@@ -141,7 +140,7 @@ pub async fn submit(
     } else {
         parse_json::<Value>(&body)?
     };
-    validate_answer(&ia, &value)?;
+    state.validation().check_answer(&ia, &value).await?;
     let resolution = Resolution::Answer {
         value,
         params: None,
@@ -150,6 +149,7 @@ pub async fn submit(
     match state.store().resolve(&ia.id, resolution, None).await? {
         ResolveOutcome::Resolved(ia) => {
             tracing::info!(interaction = %ia.id, "answered through the callback door");
+            state.validation().forget(&ia.id);
             Ok(reply(false))
         }
         ResolveOutcome::AlreadyFinal(ia) if answered_by_someone(&ia) => Ok(reply(true)),
