@@ -77,7 +77,7 @@ fn pending(limit: usize, cursor: Option<String>) -> PageQuery {
 
 /// Every event after `cursor`, which must still be covered.
 async fn events_since(store: &Arc<dyn Store>, cursor: &str) -> Vec<StoredEvent> {
-    match store.events_after(cursor).await.unwrap() {
+    match store.events_after(cursor, usize::MAX).await.unwrap() {
         EventsAfter::Events(events) => events,
         EventsAfter::Gap(reason) => panic!("cursor {cursor} should be covered, got gap {reason:?}"),
     }
@@ -335,21 +335,32 @@ async fn idempotency_key_conflicts(store: Arc<dyn Store>) {
 async fn expire_due_moves_each_once(store: Arc<dyn Store>) {
     let past = Utc::now() - chrono::Duration::seconds(5);
     let future = Utc::now() + chrono::Duration::hours(1);
-    for i in 0..5 {
+    for i in 0..4 {
         store
             .insert_ask(question(&format!("ia_due{i}"), Some(past)))
             .await
             .unwrap();
     }
+    // Answered in time; its deadline passes before the sweep, which must leave it alone.
+    let soon = Utc::now() + chrono::Duration::milliseconds(300);
+    store
+        .insert_ask(question("ia_due4", Some(soon)))
+        .await
+        .unwrap();
     store
         .insert_ask(question("ia_later", Some(future)))
         .await
         .unwrap();
     store.insert_ask(question("ia_never", None)).await.unwrap();
-    store
+    let answered = store
         .resolve("ia_due4", answer("alice", json!(true)), None)
         .await
         .unwrap();
+    assert!(
+        matches!(answered, ResolveOutcome::Resolved(_)),
+        "{answered:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
     let since = store.tail_cursor().await.unwrap();
 
     let sweeps = (0..4).map(|_| {
@@ -437,7 +448,7 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
     // backlogs; and the window covers at least `retention` events.
     let mut resumable_from = None;
     for (i, cursor) in cursors.iter().enumerate() {
-        match store.events_after(cursor).await.unwrap() {
+        match store.events_after(cursor, usize::MAX).await.unwrap() {
             EventsAfter::Gap(reason) => {
                 assert_eq!(reason, ResetReason::AgedOut);
                 assert_eq!(resumable_from, None, "gaps only before the window, at {i}");
@@ -456,12 +467,12 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
         "the window holds {window} events, fewer than the retention"
     );
     assert_eq!(
-        store.events_after(&tail).await.unwrap(),
+        store.events_after(&tail, usize::MAX).await.unwrap(),
         EventsAfter::Events(vec![])
     );
     for aged in [&start, &first_cursor] {
         assert_eq!(
-            store.events_after(aged).await.unwrap(),
+            store.events_after(aged, usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut),
             "cursor {aged} fell out of the window"
         );
@@ -490,12 +501,12 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
         "99999999"
     };
     assert_eq!(
-        store.events_after(beyond).await.unwrap(),
+        store.events_after(beyond, usize::MAX).await.unwrap(),
         EventsAfter::Gap(ResetReason::AgedOut)
     );
     for malformed in ["", "abc", "12-x", "-1", "1.5"] {
         assert_eq!(
-            store.events_after(malformed).await.unwrap(),
+            store.events_after(malformed, usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::MalformedId),
             "{malformed:?}"
         );
@@ -612,6 +623,98 @@ async fn ticket_finds_its_interaction(store: Arc<dyn Store>) {
     store.ping().await.unwrap();
 }
 
+/// A page of large questions ends early, within its byte budget, and the pages still cover
+/// everything; a resume's backlog can be read in batches.
+async fn pages_and_backlogs_are_bounded(store: Arc<dyn Store>) {
+    let start = store.tail_cursor().await.unwrap();
+    for i in 0..300 {
+        let mut ask = question(&format!("ia_big{i:03}"), None);
+        ask.interaction.prompt = "p".repeat(8_000);
+        ask.interaction.metadata = json!({"blob": "m".repeat(8_000)})
+            .as_object()
+            .cloned()
+            .unwrap();
+        store.insert_ask(ask).await.unwrap();
+    }
+    let first = store.list_page(pending(500, None)).await.unwrap();
+    let bytes = serde_json::to_vec(&first.items).unwrap().len();
+    assert!(
+        bytes <= inbox_protocol::caps::PAGE_MAX_BYTES,
+        "a page is {bytes} bytes"
+    );
+    assert!(first.items.len() < 300 && first.next_cursor.is_some());
+    assert_eq!(
+        all_pages(&store, StatusFilter::Pending, 500).await.len(),
+        300
+    );
+
+    let EventsAfter::Events(batch) = store.events_after(&start, 100).await.unwrap() else {
+        panic!("the start is covered");
+    };
+    assert_eq!(batch.len(), 100);
+    let EventsAfter::Events(rest) = store.events_after(&batch[99].cursor, 1_000).await.unwrap()
+    else {
+        panic!("the middle is covered");
+    };
+    assert_eq!(
+        rest.len(),
+        200,
+        "the second batch starts right after the first"
+    );
+}
+
+/// Past its deadline a question takes no answer, decline or withdrawal, even before the sweep
+/// reaches it: the store itself refuses, under the same lock as the single-winner rule.
+async fn nothing_settles_past_the_deadline(store: Arc<dyn Store>) {
+    let past = Utc::now() - chrono::Duration::seconds(1);
+    store
+        .insert_ask(question("ia_late", Some(past)))
+        .await
+        .unwrap();
+    let tail = store.tail_cursor().await.unwrap();
+    let attempts = [
+        answer("alice", json!(true)),
+        Resolution::Decline {
+            reason: None,
+            by: "alice".into(),
+        },
+        Resolution::Cancel,
+    ];
+    for resolution in attempts {
+        assert_eq!(
+            store
+                .resolve(
+                    "ia_late",
+                    resolution.clone(),
+                    claim("k", &format!("{resolution:?}"))
+                )
+                .await
+                .unwrap(),
+            ResolveOutcome::PastDeadline,
+            "{resolution:?}"
+        );
+    }
+    let still = store.get("ia_late").await.unwrap().unwrap();
+    assert_eq!(still.status, Status::Pending, "nothing was changed");
+    assert!(
+        events_since(&store, &tail).await.is_empty(),
+        "nothing was announced"
+    );
+    // The sweep is what settles it.
+    assert_eq!(
+        store.expire_due(Utc::now()).await.unwrap(),
+        vec!["ia_late".to_owned()]
+    );
+    let ResolveOutcome::AlreadyFinal(expired) = store
+        .resolve("ia_late", answer("alice", json!(true)), None)
+        .await
+        .unwrap()
+    else {
+        panic!("an expired question stays expired");
+    };
+    assert_eq!(expired.status, Status::Expired);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The two stores
 
@@ -674,12 +777,19 @@ async fn redis_window_starts_right_after_the_last_trimmed_entry() {
     let first = &first.ids[0].id;
     let at = cursors.iter().position(|c| c == first).unwrap();
     assert!(at >= 2, "something was trimmed");
-    let EventsAfter::Events(events) = store.events_after(&cursors[at - 1]).await.unwrap() else {
+    let EventsAfter::Events(events) = store
+        .events_after(&cursors[at - 1], usize::MAX)
+        .await
+        .unwrap()
+    else {
         panic!("the last trimmed cursor resumes: nothing after it is gone");
     };
     assert_eq!(events.len(), cursors.len() - at);
     assert_eq!(
-        store.events_after(&cursors[at - 2]).await.unwrap(),
+        store
+            .events_after(&cursors[at - 2], usize::MAX)
+            .await
+            .unwrap(),
         EventsAfter::Gap(ResetReason::AgedOut)
     );
 }
@@ -724,4 +834,6 @@ conformance! {
     live_subscription_is_ordered => 1000,
     media_round_trips => 1000,
     ticket_finds_its_interaction => 1000,
+    nothing_settles_past_the_deadline => 1000,
+    pages_and_backlogs_are_bounded => 1000,
 }

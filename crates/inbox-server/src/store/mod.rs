@@ -90,6 +90,10 @@ pub enum ResolveOutcome {
     IdempotencyConflict,
     /// It was already final when this call arrived: the interaction as it stands.
     AlreadyFinal(Interaction),
+    /// Still pending, but its deadline has passed (the sweeper has not reached it yet): for
+    /// everyone it is expired, so nothing was changed. Decided in the store, under the same
+    /// lock as the single-winner rule, so no answer can slip in after the deadline.
+    PastDeadline,
     /// No such interaction.
     NotFound,
 }
@@ -134,8 +138,9 @@ pub trait Store: Send + Sync + 'static {
     /// One page, newest first, and the stream cursor read atomically with it.
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError>;
 
-    /// Move a pending interaction to its final state — exactly one caller wins. With a claim,
-    /// the same key and fingerprint replay the earlier outcome. Emits `answered` or `removed`.
+    /// Move a pending interaction to its final state — exactly one caller wins, and none once
+    /// its deadline has passed. With a claim, the same key and fingerprint replay the earlier
+    /// outcome. Emits `answered` or `removed`.
     async fn resolve(
         &self,
         id: &str,
@@ -147,8 +152,9 @@ pub trait Store: Send + Sync + 'static {
     /// `removed{expired}` for each and returns their ids.
     async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
 
-    /// Every retained event after `cursor`, or a gap when the cursor cannot cover it.
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError>;
+    /// The first `limit` retained events after `cursor` (callers page through a long backlog
+    /// in batches rather than hold it whole), or a gap when the cursor cannot cover it.
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError>;
 
     /// The cursor of the newest event (the "tail end").
     async fn tail_cursor(&self) -> Result<String, StoreError>;

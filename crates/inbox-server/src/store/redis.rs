@@ -104,6 +104,7 @@ impl RedisStore {
         id: &str,
         change: Option<&(Interaction, StreamEvent)>,
         claim: Option<&IdempotencyClaim>,
+        deadline_check: Option<DateTime<Utc>>,
     ) -> Result<Settled, StoreError> {
         let (status, body, name, data) = match change {
             Some((ia, event)) => (
@@ -132,6 +133,7 @@ impl RedisStore {
             .arg(self.retention)
             .arg(key)
             .arg(fingerprint)
+            .arg(deadline_check.map_or(String::new(), |now| now.timestamp_millis().to_string()))
             .invoke_async(&mut self.conn.clone())
             .await?;
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
@@ -141,6 +143,7 @@ impl RedisStore {
             Some("conflict") => Settled::Conflict,
             Some("final") => Settled::Final(body()?.ok_or_else(unexpected_reply)?),
             Some("not_found") => Settled::NotFound,
+            Some("past_deadline") => Settled::PastDeadline,
             Some("stale") => Settled::Stale,
             _ => return Err(unexpected_reply()),
         })
@@ -160,6 +163,7 @@ enum Settled {
     Conflict,
     Final(Interaction),
     NotFound,
+    PastDeadline,
     Stale,
 }
 
@@ -267,13 +271,17 @@ impl Store for RedisStore {
         for _ in 0..SETTLE_ATTEMPTS {
             // The body of a pending interaction never changes, so building the resolved one
             // from this read is safe: the script only applies it while still pending.
+            let now = Utc::now();
             let change = match self.get(id).await? {
                 Some(ia) if ia.is_pending() => {
-                    Some(transition::resolve(ia, resolution.clone(), Utc::now()))
+                    Some(transition::resolve(ia, resolution.clone(), now))
                 }
                 _ => None,
             };
-            let outcome = match self.settle(id, change.as_ref(), claim.as_ref()).await? {
+            let settled = self
+                .settle(id, change.as_ref(), claim.as_ref(), Some(now))
+                .await?;
+            let outcome = match settled {
                 Settled::Stale => continue,
                 Settled::Resolved => {
                     let (ia, _) = change.ok_or_else(unexpected_reply)?;
@@ -283,6 +291,7 @@ impl Store for RedisStore {
                 Settled::Conflict => ResolveOutcome::IdempotencyConflict,
                 Settled::Final(ia) => ResolveOutcome::AlreadyFinal(ia),
                 Settled::NotFound => ResolveOutcome::NotFound,
+                Settled::PastDeadline => ResolveOutcome::PastDeadline,
             };
             return Ok(outcome);
         }
@@ -304,14 +313,14 @@ impl Store for RedisStore {
             };
             let change = transition::remove(ia, RemovedReason::Expired);
             // Another worker sweeping at the same moment makes this a no-op ("final").
-            if let Settled::Resolved = self.settle(&id, Some(&change), None).await? {
+            if let Settled::Resolved = self.settle(&id, Some(&change), None, None).await? {
                 expired.push(id);
             }
         }
         Ok(expired)
     }
 
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {
         let Some(after) = StreamId::parse(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
         };
@@ -323,7 +332,12 @@ impl Store for RedisStore {
         let (newest, retained): (StreamRangeReply, StreamRangeReply) = redis::pipe()
             .atomic()
             .xrevrange_count(&events, "+", "-", 1)
-            .xrange(&events, format!("({after}"), "+")
+            .xrange_count(
+                &events,
+                format!("({after}"),
+                "+",
+                limit.min(i64::MAX as usize),
+            )
             .query_async(&mut self.conn.clone())
             .await?;
         let tail = newest

@@ -316,7 +316,11 @@ impl Store for SqliteStore {
             if ia.status.is_final() {
                 return Ok(ResolveOutcome::AlreadyFinal(ia));
             }
-            let (ia, event) = transition::resolve(ia, resolution, Utc::now());
+            let now = Utc::now();
+            if ia.expires_at.is_some_and(|at| at <= now) {
+                return Ok(ResolveOutcome::PastDeadline);
+            }
+            let (ia, event) = transition::resolve(ia, resolution, now);
             // The guard on status = 'pending' is the single-winner rule; under the
             // IMMEDIATE transaction it cannot miss, but it keeps the rule in one place.
             if !save_status(&tx, &ia)? {
@@ -367,7 +371,7 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {
         let Some(after) = parse_seq(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
         };
@@ -378,9 +382,11 @@ impl Store for SqliteStore {
             if after < pruned_through(&tx)? || after > tail_seq(&tx)? {
                 return Ok(EventsAfter::Gap(ResetReason::AgedOut));
             }
-            let mut stmt =
-                tx.prepare_cached("SELECT seq, body FROM events WHERE seq > ?1 ORDER BY seq")?;
-            let mut rows = stmt.query([after])?;
+            let mut stmt = tx.prepare_cached(
+                "SELECT seq, body FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            )?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let mut rows = stmt.query(params![after, limit])?;
             let mut events = Vec::new();
             while let Some(row) = rows.next()? {
                 let seq: i64 = row.get(0)?;
@@ -575,25 +581,25 @@ mod tests {
                 .unwrap();
         }
         // seq 1..5, retention 3 keeps 3..5: a resume from 2 sees all it missed.
-        let EventsAfter::Events(events) = store.events_after("2").await.unwrap() else {
+        let EventsAfter::Events(events) = store.events_after("2", usize::MAX).await.unwrap() else {
             panic!("cursor 2 is still covered");
         };
         let cursors: Vec<_> = events.iter().map(|e| e.cursor.as_str()).collect();
         assert_eq!(cursors, ["3", "4", "5"]);
         assert_eq!(
-            store.events_after("1").await.unwrap(),
+            store.events_after("1", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut)
         );
         assert_eq!(
-            store.events_after("6").await.unwrap(),
+            store.events_after("6", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut)
         );
         assert_eq!(
-            store.events_after("x1").await.unwrap(),
+            store.events_after("x1", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::MalformedId)
         );
         assert_eq!(
-            store.events_after("5").await.unwrap(),
+            store.events_after("5", usize::MAX).await.unwrap(),
             EventsAfter::Events(vec![])
         );
     }
