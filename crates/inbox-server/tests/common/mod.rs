@@ -185,6 +185,19 @@ impl Sse {
         }
     }
 
+    /// Whether the server ends the response within `within` (frames before the end are
+    /// dropped). A timeout is `false`: "ended" and "still open" are told apart.
+    pub async fn ends_within(&mut self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match tokio::time::timeout_at(deadline, self.response.chunk()).await {
+                Err(_) => return false,
+                Ok(Ok(None)) | Ok(Err(_)) => return true,
+                Ok(Ok(Some(_))) => continue,
+            }
+        }
+    }
+
     /// The next event frame within `within`, skipping keepalive comments.
     pub async fn next_frame(&mut self, within: Duration) -> Option<Frame> {
         let deadline = tokio::time::Instant::now() + within;
