@@ -70,6 +70,14 @@ pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 200;
 /// Longest `wait?timeout_s=` a long-poll may hold.
 pub const WAIT_MAX_SECONDS: u64 = 60;
 
+/// Bytes of a body on the public callback door. Much smaller than `REQUEST_BODY_MAX_BYTES`:
+/// the door is unauthenticated, and a provider's answer payload is small.
+pub const CALLBACK_BODY_MAX_BYTES: usize = 64 * 1024;
+/// Bytes of a verifier's secret on an external question.
+pub const VERIFIER_SECRET_MAX_BYTES: usize = 1_024;
+/// How far a Standard Webhooks `webhook-timestamp` may be from the server's clock (replay guard).
+pub const SIGNATURE_TOLERANCE_SECONDS: i64 = 5 * 60;
+
 #[cfg(test)]
 mod tests {
     /// The API reference is what users read: every cap must be listed there.

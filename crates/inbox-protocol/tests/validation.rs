@@ -351,10 +351,11 @@ fn ask_refusals() -> Vec<Refusal> {
             "schema",
         ),
         no(
+            // The callback page's renderable subset is checked first (tests/external.rs).
             "external schema that does not compile",
             with(&external(), json!({"schema": {"type": 7}})),
             InvalidField,
-            "schema",
+            "schema.type",
         ),
         // data and pages only on form; link only on external
         no(
@@ -975,11 +976,11 @@ fn ask_acceptances() -> Vec<(&'static str, Value, Option<DateTime<Utc>>)> {
         ),
         ("an external question", external(), None),
         (
-            "an external question with an answer schema and no placeholder",
+            "an external question with an answer schema",
             with(
                 &external(),
                 json!({
-                    "link": "http://approvals.example/req/9",
+                    "link": "http://approvals.example/req/9?cb={callback_url}",
                     "schema": {"type": "object", "properties": {"signed": {"type": "boolean"}}}
                 }),
             ),

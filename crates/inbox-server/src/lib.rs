@@ -17,13 +17,18 @@ mod auth;
 mod body;
 mod config;
 mod error;
+mod files;
+mod hosts;
 mod ids;
+mod listener;
 mod routes;
 mod server;
+mod signature;
 mod state;
 pub mod store;
 mod stream;
 mod sweeper;
+mod ticket;
 mod tokens_file;
 mod validation;
 

@@ -15,11 +15,11 @@ use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
     AnswerFormat, Interaction, InteractionKind, MediaItem, MediaKind, Mode, RemovedEvent,
-    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent,
+    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
-    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, PageQuery, RedisStore, Resolution,
-    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent,
+    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore, Resolution,
+    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
 };
 use serde_json::json;
 
@@ -596,29 +596,60 @@ async fn media_round_trips(store: Arc<dyn Store>) {
     );
 }
 
-/// A callback ticket finds its interaction in any status; an unknown one finds nothing.
+fn ticket(hash: &str, expires_at: DateTime<Utc>, verifier: Option<Verifier>) -> NewTicket {
+    NewTicket {
+        hash: hash.into(),
+        expires_at,
+        verifier,
+    }
+}
+
+fn in_an_hour() -> DateTime<Utc> {
+    Utc::now() + chrono::Duration::hours(1)
+}
+
+/// A callback ticket (by its hash) finds its interaction in any status, with its verifier;
+/// an unknown one finds nothing.
 async fn ticket_finds_its_interaction(store: Arc<dyn Store>) {
+    let verifier = Verifier::StandardWebhooks {
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+    };
     let mut ask = question("ia_ext", None);
     ask.interaction.answer_format = AnswerFormat::External;
-    ask.ticket = Some("cb_secret_ticket".into());
+    ask.ticket = Some(ticket("h_secret", in_an_hour(), Some(verifier.clone())));
     store.insert_ask(ask.clone()).await.unwrap();
+    let mut plain = question("ia_plain", None);
+    plain.interaction.answer_format = AnswerFormat::External;
+    plain.ticket = Some(ticket("h_plain", in_an_hour(), None));
+    store.insert_ask(plain).await.unwrap();
     store.insert_ask(question("ia_other", None)).await.unwrap();
     assert_eq!(
-        store.ticket_lookup("cb_secret_ticket").await.unwrap(),
-        Some(ask.interaction.clone())
+        store.ticket_lookup("h_secret", Utc::now()).await.unwrap(),
+        Some(TicketMatch {
+            interaction: ask.interaction.clone(),
+            verifier: Some(verifier.clone()),
+        })
+    );
+    let plain = store.ticket_lookup("h_plain", Utc::now()).await.unwrap();
+    assert_eq!(
+        plain.map(|m| (m.interaction.id, m.verifier)),
+        Some(("ia_plain".into(), None))
     );
     store
         .resolve("ia_ext", answer("callback", json!({"signed": true})), None)
         .await
         .unwrap();
     let found = store
-        .ticket_lookup("cb_secret_ticket")
+        .ticket_lookup("h_secret", Utc::now())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(found.id, "ia_ext");
-    assert_eq!(found.status, Status::Answered);
-    assert_eq!(store.ticket_lookup("cb_unknown").await.unwrap(), None);
+    assert_eq!(found.interaction.id, "ia_ext");
+    assert_eq!(found.interaction.status, Status::Answered);
+    assert_eq!(
+        store.ticket_lookup("h_unknown", Utc::now()).await.unwrap(),
+        None
+    );
     assert_eq!(store.get("ia_unknown").await.unwrap(), None);
     store.ping().await.unwrap();
 }
@@ -713,6 +744,83 @@ async fn nothing_settles_past_the_deadline(store: Arc<dyn Store>) {
         panic!("an expired question stays expired");
     };
     assert_eq!(expired.status, Status::Expired);
+}
+
+/// A ticket dies at its own expiry, even while its question is still pending, and the sweep
+/// prunes it (Redis: the key expires by itself).
+async fn ticket_expires_on_its_own_ttl(store: Arc<dyn Store>) {
+    let mut ask = question("ia_ext", Some(Utc::now() + chrono::Duration::days(1)));
+    ask.interaction.answer_format = AnswerFormat::External;
+    let dies = Utc::now() + chrono::Duration::milliseconds(300);
+    ask.ticket = Some(ticket("h_short", dies, None));
+    store.insert_ask(ask).await.unwrap();
+    assert!(
+        store
+            .ticket_lookup("h_short", Utc::now())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // Past its expiry by the caller's clock it is gone at once, sweep or not.
+    let later = dies + chrono::Duration::milliseconds(1);
+    assert_eq!(store.ticket_lookup("h_short", later).await.unwrap(), None);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        store.expire_due(Utc::now()).await.unwrap().is_empty(),
+        "the question is not due"
+    );
+    assert_eq!(
+        store
+            .ticket_lookup("h_short", Utc::now() - chrono::Duration::hours(1))
+            .await
+            .unwrap(),
+        None,
+        "pruned, not merely hidden"
+    );
+    assert_eq!(
+        store.get("ia_ext").await.unwrap().unwrap().status,
+        Status::Pending
+    );
+}
+
+/// The verifier's secret lives beside the ticket only: no read, page or event carries it.
+async fn a_verifier_secret_is_never_read_back(store: Arc<dyn Store>) {
+    let secret = "hmac-secret-that-must-not-leak";
+    let before = store.tail_cursor().await.unwrap();
+    let mut live = store.subscribe();
+    let mut ask = question("ia_ext", None);
+    ask.interaction.answer_format = AnswerFormat::External;
+    ask.ticket = Some(ticket(
+        "h_v",
+        in_an_hour(),
+        Some(Verifier::HmacSha256 {
+            header: "X-Sig".into(),
+            prefix: None,
+            encoding: None,
+            secret: secret.into(),
+        }),
+    ));
+    store.insert_ask(ask).await.unwrap();
+    let event = next_event(&mut live).await;
+    let read = store.get("ia_ext").await.unwrap().unwrap();
+    let page = store.list_page(pending(10, None)).await.unwrap();
+    let EventsAfter::Events(backlog) = store.events_after(&before, usize::MAX).await.unwrap()
+    else {
+        panic!("the start of the stream is covered");
+    };
+    let seen = format!(
+        "{} {} {} {}",
+        serde_json::to_string(&read).unwrap(),
+        serde_json::to_string(&page).unwrap(),
+        serde_json::to_string(&event.event).unwrap(),
+        backlog
+            .iter()
+            .map(|e| serde_json::to_string(&e.event).unwrap())
+            .collect::<String>()
+    );
+    assert!(seen.contains("ia_ext"));
+    assert!(!seen.contains(secret), "{seen}");
+    assert!(!seen.contains("X-Sig"), "{seen}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -836,4 +944,6 @@ conformance! {
     ticket_finds_its_interaction => 1000,
     nothing_settles_past_the_deadline => 1000,
     pages_and_backlogs_are_bounded => 1000,
+    ticket_expires_on_its_own_ttl => 1000,
+    a_verifier_secret_is_never_read_back => 1000,
 }

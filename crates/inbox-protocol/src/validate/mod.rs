@@ -7,6 +7,7 @@
 
 mod answer;
 mod ask;
+mod external;
 mod form;
 mod media;
 mod options;
@@ -24,6 +25,7 @@ use crate::resolve::DeclineRequest;
 
 pub use answer::AnswerRules;
 pub use ask::CALLBACK_URL_PLACEHOLDER;
+pub use external::{STANDARD_WEBHOOKS_SECRET_PREFIX, check_renderable};
 pub use form::{compile_checked, effective_schema};
 pub use media::{decode_data_image, is_renderable_media_url};
 

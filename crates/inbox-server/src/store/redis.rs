@@ -35,7 +35,7 @@ use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, page, transition,
+    StoreError, StoredEvent, StoredMedia, StoredTicket, TicketMatch, page, transition,
 };
 
 /// The key prefix when none is configured.
@@ -195,6 +195,18 @@ fn parse_rank(score: &str) -> Option<i64> {
 impl Store for RedisStore {
     async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
         let ia = &ask.interaction;
+        let ticket_record = ask
+            .ticket
+            .as_ref()
+            .map(|t| {
+                serde_json::to_string(&StoredTicket {
+                    interaction_id: ia.id.clone(),
+                    expires_at: t.expires_at.timestamp_millis(),
+                    verifier: t.verifier.clone(),
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
         let mut call = self.scripts.insert.prepare_invoke();
         call.key(self.keys.interaction(&ia.id))
             .key(self.keys.rank())
@@ -202,7 +214,10 @@ impl Store for RedisStore {
             .key(self.keys.status_index(Status::Pending))
             .key(self.keys.due())
             .key(self.keys.events())
-            .key(self.keys.ticket(ask.ticket.as_deref().unwrap_or("")))
+            .key(
+                self.keys
+                    .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
+            )
             .arg(&ia.id)
             .arg(serde_json::to_string(ia)?)
             .arg(
@@ -211,7 +226,12 @@ impl Store for RedisStore {
                     .unwrap_or_default(),
             )
             .arg(self.retention)
-            .arg(if ask.ticket.is_some() { "1" } else { "0" })
+            .arg(ticket_record)
+            .arg(
+                ask.ticket
+                    .as_ref()
+                    .map_or(0, |t| t.expires_at.timestamp_millis()),
+            )
             .arg(ask.media.len());
         for blob in &ask.media {
             call.key(self.keys.media(&blob.id))
@@ -395,12 +415,32 @@ impl Store for RedisStore {
             }))
     }
 
-    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError> {
-        let id: Option<String> = self.conn.clone().get(self.keys.ticket(ticket)).await?;
-        match id {
-            Some(id) => self.get(&id).await,
-            None => Ok(None),
+    async fn ticket_lookup(
+        &self,
+        ticket_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<TicketMatch>, StoreError> {
+        // The key expires with the ticket (PXAT), so Redis itself prunes it; the stored expiry
+        // is checked too, so a lookup never depends on when Redis gets round to it.
+        let record: Option<String> = self.conn.clone().get(self.keys.ticket(ticket_hash)).await?;
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let Ok(record) = serde_json::from_str::<StoredTicket>(&record) else {
+            // A record from before tickets were hashed (a plain id): such a key can no longer
+            // be reached by any presented ticket anyway.
+            return Ok(None);
+        };
+        if record.expires_at <= now.timestamp_millis() {
+            return Ok(None);
         }
+        Ok(self
+            .get(&record.interaction_id)
+            .await?
+            .map(|interaction| TicketMatch {
+                interaction,
+                verifier: record.verifier,
+            }))
     }
 
     fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {

@@ -18,8 +18,8 @@ end
 
 /// KEYS: interaction, rank counter, index "all", index "pending", due set, events, ticket,
 /// then one key per media blob.
-/// ARGV: id, body, deadline in unix ms (or ""), maxlen, "1" if a ticket is set, media count,
-/// then content type and bytes of each blob.
+/// ARGV: id, body, deadline in unix ms (or ""), maxlen, the ticket record (or "" for none),
+/// the ticket's expiry in unix ms, media count, then content type and bytes of each blob.
 /// Returns the id of the `add` event.
 const INSERT: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -30,9 +30,9 @@ redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'rank', rank)
 redis.call('ZADD', KEYS[3], rank, ARGV[1])
 redis.call('ZADD', KEYS[4], rank, ARGV[1])
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1]) end
-if ARGV[5] == '1' then redis.call('SET', KEYS[7], ARGV[1]) end
-for i = 1, tonumber(ARGV[6]) do
-  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[5 + 2 * i], 'bytes', ARGV[6 + 2 * i])
+if ARGV[5] ~= '' then redis.call('SET', KEYS[7], ARGV[5], 'PXAT', ARGV[6]) end
+for i = 1, tonumber(ARGV[7]) do
+  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[6 + 2 * i], 'bytes', ARGV[7 + 2 * i])
 end
 return append(KEYS[6], ARGV[4], 'add', ARGV[2])
 "#;
