@@ -6,6 +6,7 @@ use ts_rs::TS;
 
 use crate::interaction::{AnswerFormat, ChoiceOption, FormData, FormPage, InteractionKind, Mode};
 use crate::media::MediaItem;
+use crate::verifier::Verifier;
 
 /// Every field but `prompt` and `answer_format` is optional; [`crate::validate::validate_ask`]
 /// decides which combinations are allowed and names the field it refuses.
@@ -49,6 +50,11 @@ pub struct AskRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Option<Map<String, Value>>,
+    /// `external` only: how the callback door checks a provider's signature. Stored beside the
+    /// ticket, never shown back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub verifier: Option<Verifier>,
 }
 
 impl AskRequest {

@@ -9,6 +9,25 @@ pub const OPTIONS_MAX_ITEMS: usize = 100;
 pub const OPTION_MAX_CHARS: usize = 500;
 /// Bytes of a form's JSON Schema once serialised.
 pub const SCHEMA_MAX_BYTES: usize = 64 * 1024;
+/// JSON values (objects, arrays, strings, numbers, ...) in a schema document.
+pub const SCHEMA_MAX_NODES: usize = 10_000;
+/// Nesting levels of a schema document.
+pub const SCHEMA_MAX_DEPTH: usize = 64;
+/// `pattern`s and `patternProperties` keys in one schema.
+pub const SCHEMA_MAX_PATTERNS: usize = 64;
+/// Characters in one pattern.
+pub const SCHEMA_PATTERN_MAX_CHARS: usize = 1_000;
+/// Subschemas that may apply at any one place in an answer, counting every reference followed
+/// (the bound that keeps validation linear in the answer's size).
+pub const SCHEMA_MAX_APPLICATIONS: u64 = 2_000;
+/// Nesting levels of an answer value, a prefill or callback `params`.
+pub const ANSWER_MAX_DEPTH: usize = 32;
+/// Bytes of a form or external answer value once serialised.
+pub const ANSWER_VALUE_MAX_BYTES: usize = 256 * 1024;
+/// Bytes of a form's `data` (prefilled values and per-send choice lists) once serialised.
+pub const DATA_MAX_BYTES: usize = 64 * 1024;
+/// Bytes of the opaque `params` carried beside an answer once serialised.
+pub const PARAMS_MAX_BYTES: usize = 8 * 1024;
 /// Pages of a multi-page form.
 pub const PAGES_MAX_ITEMS: usize = 50;
 /// Characters in a page title.
@@ -41,12 +60,23 @@ pub const DECLINE_REASON_MAX_CHARS: usize = 2_000;
 pub const REQUEST_BODY_MAX_BYTES: usize = 6 * 1024 * 1024;
 /// Items in one page of the list door.
 pub const PAGE_LIMIT_MAX: usize = 500;
+/// Bytes of the items of one list page, serialised: a page of large questions ends early, with
+/// a `next_cursor`, rather than grow without bound (it always holds at least one item).
+pub const PAGE_MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Items in a page when `limit` is absent.
 pub const PAGE_LIMIT_DEFAULT: usize = 50;
 /// Characters of an `Idempotency-Key`.
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 200;
 /// Longest `wait?timeout_s=` a long-poll may hold.
 pub const WAIT_MAX_SECONDS: u64 = 60;
+
+/// Bytes of a body on the public callback door. Much smaller than `REQUEST_BODY_MAX_BYTES`:
+/// the door is unauthenticated, and a provider's answer payload is small.
+pub const CALLBACK_BODY_MAX_BYTES: usize = 64 * 1024;
+/// Bytes of a verifier's secret on an external question.
+pub const VERIFIER_SECRET_MAX_BYTES: usize = 1_024;
+/// How far a Standard Webhooks `webhook-timestamp` may be from the server's clock (replay guard).
+pub const SIGNATURE_TOLERANCE_SECONDS: i64 = 5 * 60;
 
 #[cfg(test)]
 mod tests {

@@ -37,6 +37,12 @@ pub enum ErrorCode {
     InvalidQuery,
     /// The same `Idempotency-Key` was reused for a different request.
     IdempotencyConflict,
+    /// The request body did not arrive whole within the server's body read timeout.
+    RequestTimeout,
+    /// The callback's signature is missing or does not verify under the bound verifier.
+    InvalidSignature,
+    /// The request's `Host` is not one this server answers to (DNS rebinding guard).
+    HostNotAllowed,
     /// The store could not be reached.
     Unavailable,
     /// Something failed on the server; details are in its log, not here.
@@ -56,11 +62,13 @@ impl ErrorCode {
             | ErrorCode::MediaTooLarge
             | ErrorCode::InvalidAnswer
             | ErrorCode::InvalidQuery => 400,
-            ErrorCode::Unauthorized => 401,
+            ErrorCode::Unauthorized | ErrorCode::InvalidSignature => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::AlreadyAnswered | ErrorCode::IdempotencyConflict => 409,
+            ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::HostNotAllowed => 421,
             ErrorCode::Internal => 500,
             ErrorCode::Unavailable => 503,
         }
@@ -83,6 +91,9 @@ impl ErrorCode {
             ErrorCode::InvalidAnswer => "invalid_answer",
             ErrorCode::InvalidQuery => "invalid_query",
             ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::RequestTimeout => "request_timeout",
+            ErrorCode::InvalidSignature => "invalid_signature",
+            ErrorCode::HostNotAllowed => "host_not_allowed",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }

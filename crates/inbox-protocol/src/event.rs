@@ -118,4 +118,7 @@ pub enum ResetReason {
     MalformedId,
     /// The id is older than the bounded retention window (or from another stream).
     AgedOut,
+    /// The connection fell too far behind the live events and is being closed; reconnect
+    /// after refetching the list.
+    Lagged,
 }

@@ -17,6 +17,7 @@ pub mod page;
 pub mod resolve;
 pub mod typescript;
 pub mod validate;
+pub mod verifier;
 
 pub use ask::AskRequest;
 pub use error::{ErrorBody, ErrorCode, ErrorDetail, ValidationError};
@@ -28,6 +29,7 @@ pub use interaction::{
 pub use media::{MediaItem, MediaKind};
 pub use page::{InteractionPage, StatusFilter};
 pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};
+pub use verifier::{SignatureEncoding, Verifier};
 
 /// Paths of the HTTP doors, shared so that server routes and client calls cannot drift apart.
 pub mod paths {

@@ -300,7 +300,37 @@ fn ask_refusals() -> Vec<Refusal> {
                 json!({"schema": {"$ref": "https://schemas.example/booking.json"}}),
             ),
             InvalidField,
-            "schema",
+            "schema.$ref",
+        ),
+        no(
+            "form schema whose $defs entry refers to itself in place",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}}),
+            ),
+            InvalidField,
+            "schema.$defs.a.allOf[0].$ref",
+        ),
+        no(
+            "form schema with a lookahead pattern",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {
+                    "x": {"type": "string", "pattern": "^(?!admin)"}}}}),
+            ),
+            InvalidField,
+            "schema.properties.x.pattern",
+        ),
+        no(
+            "form prefill over the data byte cap",
+            with(
+                &form(),
+                json!({"schema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                    "data": {"values": {"x": "v".repeat(70_000)}}}),
+            ),
+            InvalidField,
+            "data",
         ),
         no(
             "form schema that is not an object",
@@ -321,10 +351,11 @@ fn ask_refusals() -> Vec<Refusal> {
             "schema",
         ),
         no(
+            // The callback page's renderable subset is checked first (tests/external.rs).
             "external schema that does not compile",
             with(&external(), json!({"schema": {"type": 7}})),
             InvalidField,
-            "schema",
+            "schema.type",
         ),
         // data and pages only on form; link only on external
         no(
@@ -945,11 +976,11 @@ fn ask_acceptances() -> Vec<(&'static str, Value, Option<DateTime<Utc>>)> {
         ),
         ("an external question", external(), None),
         (
-            "an external question with an answer schema and no placeholder",
+            "an external question with an answer schema",
             with(
                 &external(),
                 json!({
-                    "link": "http://approvals.example/req/9",
+                    "link": "http://approvals.example/req/9?cb={callback_url}",
                     "schema": {"type": "object", "properties": {"signed": {"type": "boolean"}}}
                 }),
             ),

@@ -1,57 +1,95 @@
 //! The JSON body extractor every door uses. Unlike axum's own, every way a body can be wrong
 //! becomes the contract's error shape: `400 malformed_json` naming the serde path where it
-//! can, and `413 payload_too_large` past `REQUEST_BODY_MAX_BYTES` — never a plain-text error.
+//! can, `413 payload_too_large` past `REQUEST_BODY_MAX_BYTES`, and `408 request_timeout` when
+//! the whole body has not arrived within the body read timeout — never a plain-text error.
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
+use axum::http::header::CONTENT_LENGTH;
+use axum::http::{HeaderMap, StatusCode};
+use futures::StreamExt;
 use inbox_protocol::ErrorCode;
 use serde::de::DeserializeOwned;
+use std::time::Duration;
 
 use crate::error::ApiError;
+use crate::state::AppState;
 
 /// A JSON body of type `T`. The content type is not checked: a body is judged by its bytes.
 pub struct JsonBody<T>(pub T);
 
-impl<S, T> FromRequest<S> for JsonBody<T>
+impl<T> FromRequest<AppState> for JsonBody<T>
 where
-    S: Send + Sync,
     T: DeserializeOwned,
 {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let bytes = read_body(req, state).await?;
         parse_json(&bytes).map(JsonBody)
     }
 }
 
-/// The raw bytes of a body, with the size limit applied, for doors that take more than JSON.
-pub struct RawBody(pub Bytes);
-
-impl<S: Send + Sync> FromRequest<S> for RawBody {
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        read_body(req, state).await.map(RawBody)
-    }
-}
-
-/// The raw body, with the size limit applied.
-pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
-    Bytes::from_request(req, state).await.map_err(|rejection| {
+/// The raw body, with the size limit and the body read timeout applied.
+pub async fn read_body(req: Request, state: &AppState) -> Result<Bytes, ApiError> {
+    let read = tokio::time::timeout(state.body_read_timeout(), Bytes::from_request(req, state));
+    read.await.map_err(|_| too_slow())?.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!(
-                    "the body exceeds {} bytes",
-                    inbox_protocol::caps::REQUEST_BODY_MAX_BYTES
-                ),
-            )
+            too_large(inbox_protocol::caps::REQUEST_BODY_MAX_BYTES)
         } else {
             ApiError::new(ErrorCode::MalformedJson, "the body could not be read")
         }
     })
+}
+
+/// Read a body of at most `limit` bytes within `deadline`. A declared `Content-Length` over
+/// the limit is refused before a byte is read; a body that turns out longer is refused as soon
+/// as it passes it.
+pub async fn read_bounded(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    deadline: Duration,
+) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return Err(too_large(limit));
+    }
+    let read = async move {
+        let mut stream = body.into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|_| {
+                ApiError::new(ErrorCode::MalformedJson, "the body could not be read")
+            })?;
+            if bytes.len() + chunk.len() > limit {
+                return Err(too_large(limit));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Bytes::from(bytes))
+    };
+    tokio::time::timeout(deadline, read)
+        .await
+        .map_err(|_| too_slow())?
+}
+
+/// The whole body did not arrive in time (a slow or stalled sender).
+fn too_slow() -> ApiError {
+    ApiError::new(
+        ErrorCode::RequestTimeout,
+        "the request body did not arrive in time",
+    )
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorCode::PayloadTooLarge,
+        format!("the body exceeds {limit} bytes"),
+    )
 }
 
 /// Parse JSON, naming where in the document it went wrong.

@@ -15,8 +15,9 @@ pub struct ServerConfig {
     pub data_dir: PathBuf,
     /// Principals; empty means "generate a reviewer and an asker token on first start".
     pub tokens: Vec<TokenSpec>,
-    /// The origin other parties reach this server at (used in external callback URLs).
-    /// `None` falls back to the bound address.
+    /// The origin other parties reach this server at (used in external callback URLs). Must
+    /// be `https://`, except on a loopback host. `None` falls back to the bound address when
+    /// that is loopback; otherwise external questions are refused.
     pub public_url: Option<String>,
     /// How many recent events the stream can resume from.
     pub events_retention: usize,
@@ -29,6 +30,20 @@ pub struct ServerConfig {
     pub redis_url: Option<String>,
     /// The prefix of every Redis key, so several inboxes (or tests) can share one Redis.
     pub redis_prefix: String,
+    /// Extra `Host` names served besides the bind address and the public URL's host
+    /// (`name` matches every port, `name:port` only that port). See `hosts.rs`.
+    pub allowed_hosts: Vec<String>,
+    /// Once a request's first byte arrives, its whole head must arrive within this.
+    pub header_read_timeout: Duration,
+    /// A request body must arrive whole within this, counted from when a door starts reading it.
+    pub body_read_timeout: Duration,
+    /// A connection with no request in flight and nothing received for this long is closed.
+    /// An open stream or long-poll is in flight, so it is never cut.
+    pub idle_timeout: Duration,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    pub max_connections: usize,
+    /// The longest a callback ticket lives; it dies sooner with its question's deadline.
+    pub ticket_max_ttl: Duration,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -45,6 +60,12 @@ impl std::fmt::Debug for ServerConfig {
             .field("keepalive", &self.keepalive)
             .field("redis_url", &self.redis_url.as_ref().map(|_| "<redacted>"))
             .field("redis_prefix", &self.redis_prefix)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("ticket_max_ttl", &self.ticket_max_ttl)
             .finish()
     }
 }
@@ -61,6 +82,12 @@ impl ServerConfig {
             keepalive: Duration::from_secs(15),
             redis_url: None,
             redis_prefix: crate::store::redis::DEFAULT_PREFIX.to_owned(),
+            allowed_hosts: Vec::new(),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 512,
+            ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
         }
     }
 }

@@ -9,7 +9,9 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::config::{Role, ServerConfig, TokenSpec};
-use crate::state::AppState;
+use crate::hosts::AllowedHosts;
+use crate::listener::{self, ConnectionLimits};
+use crate::state::{AppState, Settings};
 use crate::store::{RedisStore, SqliteStore, Store, StoreError};
 use crate::{sweeper, tokens_file};
 
@@ -28,8 +30,10 @@ pub enum ServerError {
     },
     #[error("tokens file {path}: {message}")]
     TokensFile { path: PathBuf, message: String },
-    #[error("public url `{0}` is not an absolute http(s) URL")]
-    PublicUrl(String),
+    #[error("public url `{0}` (--public-url / INTERACTIONS_PUBLIC_BASE_URL): {1}")]
+    PublicUrl(String, &'static str),
+    #[error("{0} (--allowed-host / INBOX_ALLOWED_HOSTS)")]
+    AllowedHost(#[from] crate::hosts::AllowedHostError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
@@ -127,7 +131,7 @@ async fn termination() {
 /// Open the data dir and store, bind the listener and start serving.
 pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let data_dir = config.data_dir.clone();
-    std::fs::create_dir_all(&data_dir).map_err(|source| ServerError::DataDir {
+    crate::files::private_dir(&data_dir).map_err(|source| ServerError::DataDir {
         path: data_dir.clone(),
         source,
     })?;
@@ -162,22 +166,40 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     })?;
     let base_url = format!("http://{addr}");
     let public_url = match &config.public_url {
-        Some(url) => checked_public_url(url)?,
-        None => base_url.clone(),
+        Some(url) => Some(checked_public_url(url)?),
+        // A loopback server is reached at its own address; any other has to be told its name.
+        None if addr.ip().is_loopback() => Some(base_url.clone()),
+        None => None,
     };
 
-    let state =
-        AppState::with_keepalive(store.clone(), tokens.clone(), &public_url, config.keepalive);
+    let allowed_hosts = AllowedHosts::for_server(
+        addr,
+        public_url
+            .as_deref()
+            .and_then(|u| url::Url::parse(u).ok())
+            .as_ref(),
+        &config.allowed_hosts,
+    )?;
+    let state = AppState::with_settings(
+        store.clone(),
+        tokens.clone(),
+        Settings {
+            public_base_url: public_url,
+            keepalive: config.keepalive,
+            allowed_hosts,
+            body_read_timeout: config.body_read_timeout,
+            ticket_max_ttl: config.ticket_max_ttl,
+        },
+    );
     let sweeper = sweeper::spawn(store, config.sweep_interval, state.stopping());
     let router = crate::app(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
-    let serving = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
+    let limits = ConnectionLimits {
+        header_read_timeout: config.header_read_timeout,
+        idle_timeout: config.idle_timeout,
+        max_connections: config.max_connections,
+    };
+    let serving = tokio::spawn(listener::serve(listener, router, limits, stopped));
     let store_kind = if config.redis_url.is_some() {
         "redis"
     } else {
@@ -196,16 +218,64 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     })
 }
 
+/// The public URL: an `https://` origin, or `http://` on a loopback host for local use. The
+/// callback URLs built on it are bearer capabilities; over plain http anyone on the path could
+/// read them.
 fn checked_public_url(raw: &str) -> Result<String, ServerError> {
     let trimmed = raw.trim_end_matches('/');
-    match url::Url::parse(trimmed) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {
-            if url.scheme() == "http" {
-                // The callback URL is a bearer capability; plain http exposes it in transit.
-                tracing::warn!("public url is plain http; callback tickets travel unencrypted");
-            }
-            Ok(trimmed.to_owned())
+    let refuse = |why| ServerError::PublicUrl(raw.to_owned(), why);
+    let url = url::Url::parse(trimmed).map_err(|_| refuse("is not an absolute URL"))?;
+    let Some(host) = url.host() else {
+        return Err(refuse("names no host"));
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(refuse("must not carry credentials"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(refuse(
+            "must be an origin (and path), without a query or fragment",
+        ));
+    }
+    let loopback = match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    };
+    match url.scheme() {
+        "https" => Ok(trimmed.to_owned()),
+        "http" if loopback => Ok(trimmed.to_owned()),
+        "http" => Err(refuse(
+            "must be https:// (plain http is accepted only for a loopback host)",
+        )),
+        _ => Err(refuse("must be an https:// URL")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_public_url_is_https_or_loopback() {
+        for ok in [
+            "https://inbox.example.org",
+            "https://inbox.example.org/base/",
+            "http://127.0.0.1:8790",
+            "http://localhost:8790",
+            "http://[::1]:8790",
+        ] {
+            assert!(checked_public_url(ok).is_ok(), "{ok}");
         }
-        _ => Err(ServerError::PublicUrl(raw.to_owned())),
+        for refused in [
+            "http://inbox.example.org",
+            "http://10.0.0.5:8790",
+            "ftp://inbox.example.org",
+            "inbox.example.org",
+            "https://user:pw@inbox.example.org",
+            "https://inbox.example.org/?x=1",
+        ] {
+            let err = checked_public_url(refused).expect_err(refused).to_string();
+            assert!(err.contains("INTERACTIONS_PUBLIC_BASE_URL"), "{err}");
+        }
     }
 }

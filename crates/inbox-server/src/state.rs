@@ -7,7 +7,9 @@ use tokio::sync::watch;
 
 use crate::auth::Tokens;
 use crate::config::TokenSpec;
+use crate::hosts::AllowedHosts;
 use crate::store::Store;
+use crate::validation::Validation;
 
 /// Cheap to clone; handed to [`crate::app`].
 #[derive(Clone)]
@@ -18,37 +20,74 @@ pub struct AppState {
 struct Shared {
     store: Arc<dyn Store>,
     tokens: Tokens,
-    public_base_url: String,
-    keepalive: Duration,
+    settings: Settings,
+    validation: Arc<Validation>,
     /// Flips to `true` when the server stops, so open streams and long-polls end and the
     /// graceful shutdown does not wait on them forever.
     stopping: watch::Sender<bool>,
 }
 
+/// The tuning the doors read (the connection bounds live with the listener).
+pub(crate) struct Settings {
+    /// The origin external callback URLs are built on (no trailing `/`); `None` when the
+    /// server has none, and external questions are then refused.
+    pub public_base_url: Option<String>,
+    pub keepalive: Duration,
+    pub allowed_hosts: AllowedHosts,
+    pub body_read_timeout: Duration,
+    pub ticket_max_ttl: Duration,
+}
+
 impl AppState {
     /// `public_base_url` is the origin external callback URLs are built on (no trailing `/`).
+    /// Serves the loopback names on any port and the public URL's host (see [`AllowedHosts`]).
     pub fn new(store: Arc<dyn Store>, tokens: Vec<TokenSpec>, public_base_url: &str) -> Self {
-        AppState::with_keepalive(store, tokens, public_base_url, Duration::from_secs(15))
+        AppState::with_settings(
+            store,
+            tokens,
+            Settings {
+                public_base_url: Some(public_base_url.to_owned()),
+                keepalive: Duration::from_secs(15),
+                allowed_hosts: AllowedHosts::loopback_and(public_base_url),
+                body_read_timeout: Duration::from_secs(30),
+                ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
+            },
+        )
     }
 
-    pub fn with_keepalive(
+    pub(crate) fn with_settings(
         store: Arc<dyn Store>,
         tokens: Vec<TokenSpec>,
-        public_base_url: &str,
-        keepalive: Duration,
+        mut settings: Settings,
     ) -> Self {
+        settings.public_base_url = settings
+            .public_base_url
+            .map(|url| url.trim_end_matches('/').to_owned());
         let (stopping, _) = watch::channel(false);
         AppState {
             inner: Arc::new(Shared {
                 store,
                 tokens: Tokens::new(tokens),
-                public_base_url: public_base_url.trim_end_matches('/').to_owned(),
-                keepalive,
+                settings,
+                validation: Arc::new(Validation::new()),
                 stopping,
             }),
         }
     }
 
+    pub(crate) fn allowed_hosts(&self) -> &AllowedHosts {
+        &self.inner.settings.allowed_hosts
+    }
+
+    /// How long a door waits for a whole request body.
+    pub(crate) fn body_read_timeout(&self) -> Duration {
+        self.inner.settings.body_read_timeout
+    }
+
+    /// The longest a callback ticket lives, whatever its question's deadline.
+    pub(crate) fn ticket_max_ttl(&self) -> Duration {
+        self.inner.settings.ticket_max_ttl
+    }
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
     }
@@ -57,12 +96,18 @@ impl AppState {
         &self.inner.tokens
     }
 
-    pub fn public_base_url(&self) -> &str {
-        &self.inner.public_base_url
+    /// `None` when the server has no public URL (external questions are refused).
+    pub fn public_base_url(&self) -> Option<&str> {
+        self.inner.settings.public_base_url.as_deref()
+    }
+
+    /// Schema compilation and validation, off the async runtime.
+    pub fn validation(&self) -> &Arc<Validation> {
+        &self.inner.validation
     }
 
     pub fn keepalive(&self) -> Duration {
-        self.inner.keepalive
+        self.inner.settings.keepalive
     }
 
     /// Ask open streams and long-polls to finish.

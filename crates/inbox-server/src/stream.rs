@@ -9,6 +9,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -16,8 +17,10 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use futures::StreamExt;
 use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::SendTimeoutError;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::auth::AsReviewer;
@@ -27,14 +30,18 @@ use crate::state::AppState;
 use crate::store::{EventsAfter, Store, StoredEvent};
 
 /// Frames buffered per connection before the sender waits on a slow client.
-const FRAME_BUFFER: usize = 256;
+const FRAME_BUFFER: usize = 64;
+/// Events read from the store at a time while a resume catches up.
+const BACKLOG_BATCH: usize = 100;
+/// How long a client may leave a full buffer untaken before its stream is closed.
+const SUBSCRIBER_STALL: Duration = Duration::from_secs(30);
 
 pub async fn stream(
     State(state): State<AppState>,
     AsReviewer(_): AsReviewer,
     headers: HeaderMap,
     QueryParams(query): QueryParams,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, ApiError> {
     let requested = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -44,18 +51,38 @@ pub async fn stream(
         .filter(|id| !id.is_empty());
 
     let store = state.store().clone();
-    let mut live = store.subscribe();
-    let (backlog, last_sent) = match requested {
-        None => (Vec::new(), store.tail_cursor().await?),
-        Some(id) => match store.events_after(&id).await? {
+    let live = store.subscribe();
+    // Where sending starts, checked before the response so a bad id is known at once. The
+    // backlog itself is read in batches by the feed, never held whole.
+    let (start, resume) = match requested {
+        None => (store.tail_cursor().await?, None),
+        Some(id) => match store.events_after(&id, 1).await? {
             // Dedupe starts at the requested id: the backlog passes, the live copies of the
             // same events (published after we subscribed) do not.
-            EventsAfter::Events(events) => (events, id),
-            EventsAfter::Gap(reason) => reset_at_tail(store.as_ref(), reason).await?,
+            EventsAfter::Events(_) => (id.clone(), Some(id)),
+            EventsAfter::Gap(reason) => {
+                let (reset, tail) = reset_at_tail(store.as_ref(), reason).await?;
+                let (frames, rx) = mpsc::channel(FRAME_BUFFER);
+                let _ = frames.try_send(frame(&reset));
+                return Ok(spawn_feed(&state, store, live, frames, rx, tail, None));
+            }
         },
     };
-
     let (frames, rx) = mpsc::channel(FRAME_BUFFER);
+    Ok(spawn_feed(&state, store, live, frames, rx, start, resume))
+}
+
+/// Start the task that feeds one connection: the backlog after `resume` (if any), then the
+/// live tail, until the client leaves, the server stops, or the client falls too far behind.
+fn spawn_feed(
+    state: &AppState,
+    store: Arc<dyn Store>,
+    mut live: broadcast::Receiver<StoredEvent>,
+    frames: mpsc::Sender<Event>,
+    rx: mpsc::Receiver<Event>,
+    last_sent: String,
+    resume: Option<String>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<>> {
     let stopping = state.stopping();
     tokio::spawn(async move {
         let mut feed = Feed {
@@ -63,7 +90,7 @@ pub async fn stream(
             frames,
             last_sent,
         };
-        if !feed.send_all(backlog).await {
+        if resume.is_some() && !feed.send_backlog().await {
             return;
         }
         tokio::pin!(stopping);
@@ -72,8 +99,13 @@ pub async fn stream(
                 () = feed.frames.closed() => false,
                 () = &mut stopping => false,
                 received = live.recv() => match received {
-                    Ok(event) => feed.send_all(vec![event]).await,
-                    Err(RecvError::Lagged(_)) => feed.catch_up().await,
+                    Ok(event) => feed.send(&event).await,
+                    // The live bus overflowed for this connection: it cannot keep up. Tell
+                    // it to refetch and let it go, rather than buffer for it without bound.
+                    Err(RecvError::Lagged(_)) => {
+                        feed.drop_slow().await;
+                        false
+                    }
                     Err(RecvError::Closed) => false,
                 },
             };
@@ -82,25 +114,31 @@ pub async fn stream(
             }
         }
     });
-
     let keepalive = KeepAlive::new()
         .interval(state.keepalive())
         .text("keepalive");
-    Ok(Sse::new(ReceiverStream::new(rx).map(Ok)).keep_alive(keepalive))
+    Sse::new(ReceiverStream::new(rx).map(Ok)).keep_alive(keepalive)
+}
+
+fn frame(stored: &StoredEvent) -> Event {
+    Event::default()
+        .id(stored.cursor.clone())
+        .event(stored.event.name())
+        .data(stored.event.data_json())
 }
 
 /// The resume cannot be honoured: a `reset` frame at the tail cursor, logged.
 async fn reset_at_tail(
     store: &dyn Store,
     reason: ResetReason,
-) -> Result<(Vec<StoredEvent>, String), ApiError> {
+) -> Result<(StoredEvent, String), ApiError> {
     let tail = store.tail_cursor().await?;
     tracing::warn!(?reason, tail = %tail, "stream resume fell back to the tail");
     let reset = StoredEvent {
         cursor: tail.clone(),
         event: StreamEvent::Reset(ResetEvent { reason }),
     };
-    Ok((vec![reset], tail))
+    Ok((reset, tail))
 }
 
 /// One connection's sending side.
@@ -112,40 +150,71 @@ struct Feed {
 }
 
 impl Feed {
-    /// Send the events that come after `last_sent`. `false` once the client is gone.
-    async fn send_all(&mut self, events: Vec<StoredEvent>) -> bool {
-        for stored in events {
-            let is_reset = matches!(stored.event, StreamEvent::Reset(_));
-            if !is_reset && !self.store.is_after(&stored.cursor, &self.last_sent) {
-                continue;
-            }
-            let frame = Event::default()
-                .id(stored.cursor.clone())
-                .event(stored.event.name())
-                .data(stored.event.data_json());
-            if self.frames.send(frame).await.is_err() {
-                return false;
-            }
-            self.last_sent = stored.cursor;
+    /// Send `stored` if it comes after `last_sent` (or is a reset). `false` once the client is gone or has
+    /// not taken a frame for [`SUBSCRIBER_STALL`].
+    async fn send(&mut self, stored: &StoredEvent) -> bool {
+        // A reset (the store lost events, e.g. Redis restarted empty) always passes: its
+        // cursor starts the stream over, so it may well be "before" the last one sent.
+        let is_reset = matches!(stored.event, StreamEvent::Reset(_));
+        if !is_reset && !self.store.is_after(&stored.cursor, &self.last_sent) {
+            return true;
         }
-        true
+        match self
+            .frames
+            .send_timeout(frame(stored), SUBSCRIBER_STALL)
+            .await
+        {
+            Ok(()) => {
+                self.last_sent = stored.cursor.clone();
+                true
+            }
+            Err(SendTimeoutError::Timeout(_)) => {
+                tracing::warn!("a stream subscriber stopped reading; closing its stream");
+                false
+            }
+            Err(SendTimeoutError::Closed(_)) => false,
+        }
     }
 
-    /// The live bus dropped events for this slow connection: read them from the store.
-    async fn catch_up(&mut self) -> bool {
-        let backlog = match self.store.events_after(&self.last_sent).await {
-            Ok(EventsAfter::Events(events)) => events,
-            Ok(EventsAfter::Gap(reason)) => {
-                match reset_at_tail(self.store.as_ref(), reason).await {
-                    Ok((reset, _)) => reset,
-                    Err(_) => return false,
+    /// The events after `last_sent`, a batch at a time, so a long resume never sits in
+    /// memory whole. A gap found on the way (the window moved on) ends it with a reset.
+    async fn send_backlog(&mut self) -> bool {
+        loop {
+            let batch = match self
+                .store
+                .events_after(&self.last_sent, BACKLOG_BATCH)
+                .await
+            {
+                Ok(EventsAfter::Events(events)) => events,
+                Ok(EventsAfter::Gap(reason)) => {
+                    if let Ok((reset, _)) = reset_at_tail(self.store.as_ref(), reason).await {
+                        let _ = self.frames.try_send(frame(&reset));
+                    }
+                    return false;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "stream could not read its backlog; closing it");
+                    return false;
+                }
+            };
+            let full = batch.len() == BACKLOG_BATCH;
+            for stored in &batch {
+                if !self.send(stored).await {
+                    return false;
                 }
             }
-            Err(e) => {
-                tracing::error!(error = %e, "stream could not catch up; closing it");
-                return false;
+            if !full {
+                return true;
             }
-        };
-        self.send_all(backlog).await
+        }
+    }
+
+    /// A `reset` at the tail if there is room for it, then the stream ends: the client
+    /// refetches its list and reconnects, which costs the server nothing while it waits.
+    async fn drop_slow(&mut self) {
+        tracing::warn!("a stream subscriber fell behind the live bus; sending reset and closing");
+        if let Ok((reset, _)) = reset_at_tail(self.store.as_ref(), ResetReason::Lagged).await {
+            let _ = self.frames.try_send(frame(&reset));
+        }
     }
 }

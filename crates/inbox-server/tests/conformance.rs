@@ -15,11 +15,11 @@ use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
     AnswerFormat, Interaction, InteractionKind, MediaItem, MediaKind, Mode, RemovedEvent,
-    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent,
+    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
-    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, PageQuery, RedisStore, Resolution,
-    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent,
+    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore, Resolution,
+    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
 };
 use serde_json::json;
 
@@ -77,7 +77,7 @@ fn pending(limit: usize, cursor: Option<String>) -> PageQuery {
 
 /// Every event after `cursor`, which must still be covered.
 async fn events_since(store: &Arc<dyn Store>, cursor: &str) -> Vec<StoredEvent> {
-    match store.events_after(cursor).await.unwrap() {
+    match store.events_after(cursor, usize::MAX).await.unwrap() {
         EventsAfter::Events(events) => events,
         EventsAfter::Gap(reason) => panic!("cursor {cursor} should be covered, got gap {reason:?}"),
     }
@@ -335,21 +335,32 @@ async fn idempotency_key_conflicts(store: Arc<dyn Store>) {
 async fn expire_due_moves_each_once(store: Arc<dyn Store>) {
     let past = Utc::now() - chrono::Duration::seconds(5);
     let future = Utc::now() + chrono::Duration::hours(1);
-    for i in 0..5 {
+    for i in 0..4 {
         store
             .insert_ask(question(&format!("ia_due{i}"), Some(past)))
             .await
             .unwrap();
     }
+    // Answered in time; its deadline passes before the sweep, which must leave it alone.
+    let soon = Utc::now() + chrono::Duration::milliseconds(300);
+    store
+        .insert_ask(question("ia_due4", Some(soon)))
+        .await
+        .unwrap();
     store
         .insert_ask(question("ia_later", Some(future)))
         .await
         .unwrap();
     store.insert_ask(question("ia_never", None)).await.unwrap();
-    store
+    let answered = store
         .resolve("ia_due4", answer("alice", json!(true)), None)
         .await
         .unwrap();
+    assert!(
+        matches!(answered, ResolveOutcome::Resolved(_)),
+        "{answered:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
     let since = store.tail_cursor().await.unwrap();
 
     let sweeps = (0..4).map(|_| {
@@ -437,7 +448,7 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
     // backlogs; and the window covers at least `retention` events.
     let mut resumable_from = None;
     for (i, cursor) in cursors.iter().enumerate() {
-        match store.events_after(cursor).await.unwrap() {
+        match store.events_after(cursor, usize::MAX).await.unwrap() {
             EventsAfter::Gap(reason) => {
                 assert_eq!(reason, ResetReason::AgedOut);
                 assert_eq!(resumable_from, None, "gaps only before the window, at {i}");
@@ -456,12 +467,12 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
         "the window holds {window} events, fewer than the retention"
     );
     assert_eq!(
-        store.events_after(&tail).await.unwrap(),
+        store.events_after(&tail, usize::MAX).await.unwrap(),
         EventsAfter::Events(vec![])
     );
     for aged in [&start, &first_cursor] {
         assert_eq!(
-            store.events_after(aged).await.unwrap(),
+            store.events_after(aged, usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut),
             "cursor {aged} fell out of the window"
         );
@@ -490,12 +501,12 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
         "99999999"
     };
     assert_eq!(
-        store.events_after(beyond).await.unwrap(),
+        store.events_after(beyond, usize::MAX).await.unwrap(),
         EventsAfter::Gap(ResetReason::AgedOut)
     );
     for malformed in ["", "abc", "12-x", "-1", "1.5"] {
         assert_eq!(
-            store.events_after(malformed).await.unwrap(),
+            store.events_after(malformed, usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::MalformedId),
             "{malformed:?}"
         );
@@ -585,31 +596,231 @@ async fn media_round_trips(store: Arc<dyn Store>) {
     );
 }
 
-/// A callback ticket finds its interaction in any status; an unknown one finds nothing.
+fn ticket(hash: &str, expires_at: DateTime<Utc>, verifier: Option<Verifier>) -> NewTicket {
+    NewTicket {
+        hash: hash.into(),
+        expires_at,
+        verifier,
+    }
+}
+
+fn in_an_hour() -> DateTime<Utc> {
+    Utc::now() + chrono::Duration::hours(1)
+}
+
+/// A callback ticket (by its hash) finds its interaction in any status, with its verifier;
+/// an unknown one finds nothing.
 async fn ticket_finds_its_interaction(store: Arc<dyn Store>) {
+    let verifier = Verifier::StandardWebhooks {
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+    };
     let mut ask = question("ia_ext", None);
     ask.interaction.answer_format = AnswerFormat::External;
-    ask.ticket = Some("cb_secret_ticket".into());
+    ask.ticket = Some(ticket("h_secret", in_an_hour(), Some(verifier.clone())));
     store.insert_ask(ask.clone()).await.unwrap();
+    let mut plain = question("ia_plain", None);
+    plain.interaction.answer_format = AnswerFormat::External;
+    plain.ticket = Some(ticket("h_plain", in_an_hour(), None));
+    store.insert_ask(plain).await.unwrap();
     store.insert_ask(question("ia_other", None)).await.unwrap();
     assert_eq!(
-        store.ticket_lookup("cb_secret_ticket").await.unwrap(),
-        Some(ask.interaction.clone())
+        store.ticket_lookup("h_secret", Utc::now()).await.unwrap(),
+        Some(TicketMatch {
+            interaction: ask.interaction.clone(),
+            verifier: Some(verifier.clone()),
+        })
+    );
+    let plain = store.ticket_lookup("h_plain", Utc::now()).await.unwrap();
+    assert_eq!(
+        plain.map(|m| (m.interaction.id, m.verifier)),
+        Some(("ia_plain".into(), None))
     );
     store
         .resolve("ia_ext", answer("callback", json!({"signed": true})), None)
         .await
         .unwrap();
     let found = store
-        .ticket_lookup("cb_secret_ticket")
+        .ticket_lookup("h_secret", Utc::now())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(found.id, "ia_ext");
-    assert_eq!(found.status, Status::Answered);
-    assert_eq!(store.ticket_lookup("cb_unknown").await.unwrap(), None);
+    assert_eq!(found.interaction.id, "ia_ext");
+    assert_eq!(found.interaction.status, Status::Answered);
+    assert_eq!(
+        store.ticket_lookup("h_unknown", Utc::now()).await.unwrap(),
+        None
+    );
     assert_eq!(store.get("ia_unknown").await.unwrap(), None);
     store.ping().await.unwrap();
+}
+
+/// A page of large questions ends early, within its byte budget, and the pages still cover
+/// everything; a resume's backlog can be read in batches.
+async fn pages_and_backlogs_are_bounded(store: Arc<dyn Store>) {
+    let start = store.tail_cursor().await.unwrap();
+    for i in 0..300 {
+        let mut ask = question(&format!("ia_big{i:03}"), None);
+        ask.interaction.prompt = "p".repeat(8_000);
+        ask.interaction.metadata = json!({"blob": "m".repeat(8_000)})
+            .as_object()
+            .cloned()
+            .unwrap();
+        store.insert_ask(ask).await.unwrap();
+    }
+    let first = store.list_page(pending(500, None)).await.unwrap();
+    let bytes = serde_json::to_vec(&first.items).unwrap().len();
+    assert!(
+        bytes <= inbox_protocol::caps::PAGE_MAX_BYTES,
+        "a page is {bytes} bytes"
+    );
+    assert!(first.items.len() < 300 && first.next_cursor.is_some());
+    assert_eq!(
+        all_pages(&store, StatusFilter::Pending, 500).await.len(),
+        300
+    );
+
+    let EventsAfter::Events(batch) = store.events_after(&start, 100).await.unwrap() else {
+        panic!("the start is covered");
+    };
+    assert_eq!(batch.len(), 100);
+    let EventsAfter::Events(rest) = store.events_after(&batch[99].cursor, 1_000).await.unwrap()
+    else {
+        panic!("the middle is covered");
+    };
+    assert_eq!(
+        rest.len(),
+        200,
+        "the second batch starts right after the first"
+    );
+}
+
+/// Past its deadline a question takes no answer, decline or withdrawal, even before the sweep
+/// reaches it: the store itself refuses, under the same lock as the single-winner rule.
+async fn nothing_settles_past_the_deadline(store: Arc<dyn Store>) {
+    let past = Utc::now() - chrono::Duration::seconds(1);
+    store
+        .insert_ask(question("ia_late", Some(past)))
+        .await
+        .unwrap();
+    let tail = store.tail_cursor().await.unwrap();
+    let attempts = [
+        answer("alice", json!(true)),
+        Resolution::Decline {
+            reason: None,
+            by: "alice".into(),
+        },
+        Resolution::Cancel,
+    ];
+    for resolution in attempts {
+        assert_eq!(
+            store
+                .resolve(
+                    "ia_late",
+                    resolution.clone(),
+                    claim("k", &format!("{resolution:?}"))
+                )
+                .await
+                .unwrap(),
+            ResolveOutcome::PastDeadline,
+            "{resolution:?}"
+        );
+    }
+    let still = store.get("ia_late").await.unwrap().unwrap();
+    assert_eq!(still.status, Status::Pending, "nothing was changed");
+    assert!(
+        events_since(&store, &tail).await.is_empty(),
+        "nothing was announced"
+    );
+    // The sweep is what settles it.
+    assert_eq!(
+        store.expire_due(Utc::now()).await.unwrap(),
+        vec!["ia_late".to_owned()]
+    );
+    let ResolveOutcome::AlreadyFinal(expired) = store
+        .resolve("ia_late", answer("alice", json!(true)), None)
+        .await
+        .unwrap()
+    else {
+        panic!("an expired question stays expired");
+    };
+    assert_eq!(expired.status, Status::Expired);
+}
+
+/// A ticket dies at its own expiry, even while its question is still pending, and the sweep
+/// prunes it (Redis: the key expires by itself).
+async fn ticket_expires_on_its_own_ttl(store: Arc<dyn Store>) {
+    let mut ask = question("ia_ext", Some(Utc::now() + chrono::Duration::days(1)));
+    ask.interaction.answer_format = AnswerFormat::External;
+    let dies = Utc::now() + chrono::Duration::milliseconds(300);
+    ask.ticket = Some(ticket("h_short", dies, None));
+    store.insert_ask(ask).await.unwrap();
+    assert!(
+        store
+            .ticket_lookup("h_short", Utc::now())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // Past its expiry by the caller's clock it is gone at once, sweep or not.
+    let later = dies + chrono::Duration::milliseconds(1);
+    assert_eq!(store.ticket_lookup("h_short", later).await.unwrap(), None);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        store.expire_due(Utc::now()).await.unwrap().is_empty(),
+        "the question is not due"
+    );
+    assert_eq!(
+        store
+            .ticket_lookup("h_short", Utc::now() - chrono::Duration::hours(1))
+            .await
+            .unwrap(),
+        None,
+        "pruned, not merely hidden"
+    );
+    assert_eq!(
+        store.get("ia_ext").await.unwrap().unwrap().status,
+        Status::Pending
+    );
+}
+
+/// The verifier's secret lives beside the ticket only: no read, page or event carries it.
+async fn a_verifier_secret_is_never_read_back(store: Arc<dyn Store>) {
+    let secret = "hmac-secret-that-must-not-leak";
+    let before = store.tail_cursor().await.unwrap();
+    let mut live = store.subscribe();
+    let mut ask = question("ia_ext", None);
+    ask.interaction.answer_format = AnswerFormat::External;
+    ask.ticket = Some(ticket(
+        "h_v",
+        in_an_hour(),
+        Some(Verifier::HmacSha256 {
+            header: "X-Sig".into(),
+            prefix: None,
+            encoding: None,
+            secret: secret.into(),
+        }),
+    ));
+    store.insert_ask(ask).await.unwrap();
+    let event = next_event(&mut live).await;
+    let read = store.get("ia_ext").await.unwrap().unwrap();
+    let page = store.list_page(pending(10, None)).await.unwrap();
+    let EventsAfter::Events(backlog) = store.events_after(&before, usize::MAX).await.unwrap()
+    else {
+        panic!("the start of the stream is covered");
+    };
+    let seen = format!(
+        "{} {} {} {}",
+        serde_json::to_string(&read).unwrap(),
+        serde_json::to_string(&page).unwrap(),
+        serde_json::to_string(&event.event).unwrap(),
+        backlog
+            .iter()
+            .map(|e| serde_json::to_string(&e.event).unwrap())
+            .collect::<String>()
+    );
+    assert!(seen.contains("ia_ext"));
+    assert!(!seen.contains(secret), "{seen}");
+    assert!(!seen.contains("X-Sig"), "{seen}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -674,12 +885,19 @@ async fn redis_window_starts_right_after_the_last_trimmed_entry() {
     let first = &first.ids[0].id;
     let at = cursors.iter().position(|c| c == first).unwrap();
     assert!(at >= 2, "something was trimmed");
-    let EventsAfter::Events(events) = store.events_after(&cursors[at - 1]).await.unwrap() else {
+    let EventsAfter::Events(events) = store
+        .events_after(&cursors[at - 1], usize::MAX)
+        .await
+        .unwrap()
+    else {
         panic!("the last trimmed cursor resumes: nothing after it is gone");
     };
     assert_eq!(events.len(), cursors.len() - at);
     assert_eq!(
-        store.events_after(&cursors[at - 2]).await.unwrap(),
+        store
+            .events_after(&cursors[at - 2], usize::MAX)
+            .await
+            .unwrap(),
         EventsAfter::Gap(ResetReason::AgedOut)
     );
 }
@@ -724,4 +942,8 @@ conformance! {
     live_subscription_is_ordered => 1000,
     media_round_trips => 1000,
     ticket_finds_its_interaction => 1000,
+    nothing_settles_past_the_deadline => 1000,
+    pages_and_backlogs_are_bounded => 1000,
+    ticket_expires_on_its_own_ttl => 1000,
+    a_verifier_secret_is_never_read_back => 1000,
 }

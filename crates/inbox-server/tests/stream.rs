@@ -298,7 +298,7 @@ async fn a_restart_on_the_same_data_dir_keeps_data_and_resume() {
 /// A client that stops reading while thousands of events pass overflows the live bus; its
 /// stream must catch up from the store with every event once, in order.
 #[tokio::test]
-async fn a_lagging_stream_catches_up_from_the_store() {
+async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
     use std::sync::Arc;
 
     use inbox_protocol::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
@@ -349,11 +349,53 @@ async fn a_lagging_stream_catches_up_from_the_store() {
             .await
             .unwrap();
     }
-    for i in 0..EVENTS {
+    // Everything it was sent arrives in order, then a `reset` (refetch), then the end: the
+    // server buffered a bounded amount for it, not the 8 000 events.
+    let mut delivered = 0u64;
+    let reset = loop {
         let frame = stream.expect_frame().await;
+        if frame.event == "reset" {
+            break frame;
+        }
         assert_eq!(frame.event, "add");
-        assert_eq!(frame.seq(), i as u64 + 1, "every event once, in order");
-        assert_eq!(frame.data["id"], format!("ia_{i:05}"));
+        delivered += 1;
+        assert_eq!(
+            frame.seq(),
+            delivered,
+            "every event once, in order, until the reset"
+        );
+    };
+    assert_eq!(reset.data["reason"], "lagged");
+    assert!(
+        delivered < EVENTS as u64,
+        "the subscriber fell behind, so not everything was delivered"
+    );
+    assert!(
+        stream.ends_within(Duration::from_secs(5)).await,
+        "the server closed the stream after the reset"
+    );
+}
+
+/// A resume far behind the tail is read from the store in batches and still delivers every
+/// event after the id, in order, exactly once.
+#[tokio::test]
+async fn a_long_resume_delivers_every_event_in_batches() {
+    let (server, _dir) = start().await;
+    let mut tail = Sse::connect(&server, None).await;
+    let first = server.ask_confirm("first").await;
+    let first_frame = tail.expect_frame().await;
+    assert_eq!(first_frame.data["id"], first.as_str());
+    let from = first_frame.id.clone().unwrap();
+    let mut ids = Vec::new();
+    for i in 0..250 {
+        ids.push(server.ask_confirm(&format!("q{i}")).await);
     }
-    stream.expect_quiet(QUIET).await;
+    let mut resumed = Sse::connect(&server, Some(&from)).await;
+    for id in &ids {
+        let frame = resumed.expect_frame().await;
+        assert_eq!(frame.event, "add");
+        assert_eq!(frame.data["id"], id.as_str());
+    }
+    resumed.expect_quiet(QUIET).await;
+    server.shutdown().await;
 }

@@ -6,6 +6,7 @@ import type { FormPage } from "./FormPage";
 import type { InteractionKind } from "./InteractionKind";
 import type { MediaItem } from "./MediaItem";
 import type { Mode } from "./Mode";
+import type { Verifier } from "./Verifier";
 
 /**
  * Every field but `prompt` and `answer_format` is optional; [`crate::validate::validate_ask`]
@@ -27,4 +28,9 @@ timeout_s?: bigint,
 /**
  * Async only (and required there): an RFC 3339 moment with an explicit offset.
  */
-expiry_at?: string, metadata?: Record<string, unknown>, };
+expiry_at?: string, metadata?: Record<string, unknown>, 
+/**
+ * `external` only: how the callback door checks a provider's signature. Stored beside the
+ * ticket, never shown back.
+ */
+verifier?: Verifier, };

@@ -28,9 +28,13 @@ pub struct Args {
         hide_env_values = true
     )]
     tokens: Vec<TokenSpec>,
-    /// Public origin used to build external callback URLs (default: the bound address).
-    #[arg(long, env = "INBOX_PUBLIC_URL")]
+    /// Public origin used to build external callback URLs: https://, except for a loopback host
+    /// (default: the bound address when that is loopback). `INBOX_PUBLIC_URL` is read too.
+    #[arg(long, env = "INTERACTIONS_PUBLIC_BASE_URL")]
     public_url: Option<String>,
+    /// The longest a callback ticket lives, in seconds (it dies sooner with its question).
+    #[arg(long, env = "INBOX_TICKET_MAX_TTL_S", default_value_t = 30 * 24 * 3600)]
+    ticket_max_ttl_s: u64,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -41,16 +45,47 @@ pub struct Args {
     /// store, so several workers can serve one inbox.
     #[arg(long = "redis", env = "INBOX_REDIS_URL", hide_env_values = true)]
     redis_url: Option<String>,
+    /// Another Host name this server answers to (`name`, or `name:port`); repeatable. The bind
+    /// address and the public URL's host are always served; other names are refused (421).
+    #[arg(
+        long = "allowed-host",
+        env = "INBOX_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    allowed_hosts: Vec<String>,
+    /// Seconds a client has to send a whole request head once it has started one.
+    #[arg(long, env = "INBOX_HEADER_READ_TIMEOUT_S", default_value_t = 10)]
+    header_read_timeout_s: u64,
+    /// Seconds a client has to send a whole request body once a door starts reading it.
+    #[arg(long, env = "INBOX_BODY_READ_TIMEOUT_S", default_value_t = 30)]
+    body_read_timeout_s: u64,
+    /// Seconds an idle connection (no request in flight) stays open. Open streams are never idle.
+    #[arg(long, env = "INBOX_IDLE_TIMEOUT_S", default_value_t = 60)]
+    idle_timeout_s: u64,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    #[arg(long, env = "INBOX_MAX_CONNECTIONS", default_value_t = 512)]
+    max_connections: usize,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<u8> {
     let data_dir = args.data_dir.unwrap_or_else(default_data_dir);
     let mut config = ServerConfig::new(args.bind, data_dir.clone());
     config.tokens = args.tokens;
-    config.public_url = args.public_url;
+    // The older name of the setting still works, so existing deployments keep their URL.
+    config.public_url = args.public_url.or_else(|| {
+        std::env::var("INBOX_PUBLIC_URL")
+            .ok()
+            .filter(|v| !v.is_empty())
+    });
+    config.ticket_max_ttl = Duration::from_secs(args.ticket_max_ttl_s.max(1));
     config.events_retention = args.events_retention;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.redis_url = args.redis_url;
+    config.allowed_hosts = args.allowed_hosts;
+    config.header_read_timeout = Duration::from_secs(args.header_read_timeout_s.max(1));
+    config.body_read_timeout = Duration::from_secs(args.body_read_timeout_s.max(1));
+    config.idle_timeout = Duration::from_secs(args.idle_timeout_s.max(1));
+    config.max_connections = args.max_connections.max(1);
     let server = inbox_server::start(config)
         .await
         .with_context(|| format!("starting the server on {}", args.bind))?;

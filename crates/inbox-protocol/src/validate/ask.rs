@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use url::Url;
 
 use super::{
-    AcceptedAsk, check_text, form, has_unsafe_url_chars, media, options, starts_with_scheme, timing,
+    AcceptedAsk, check_text, external, form, has_unsafe_url_chars, media, options,
+    starts_with_scheme, timing,
 };
 use crate::ask::AskRequest;
 use crate::caps::{LINK_MAX_CHARS, METADATA_MAX_BYTES, PROMPT_MAX_CHARS};
@@ -47,6 +48,7 @@ fn check_format_fields(req: &AskRequest) -> Result<(), ValidationError> {
     only_on(req.data.is_some(), "data", format, &[Form])?;
     only_on(req.pages.is_some(), "pages", format, &[Form])?;
     only_on(req.link.is_some(), "link", format, &[External])?;
+    only_on(req.verifier.is_some(), "verifier", format, &[External])?;
 
     match format {
         Confirm => Ok(()),
@@ -84,6 +86,7 @@ fn check_format_fields(req: &AskRequest) -> Result<(), ValidationError> {
                 )
             })?;
             check_link(link)?;
+            external::check(req)?;
             match &req.schema {
                 Some(schema) => form::check_schema(schema).map(|_| ()),
                 None => Ok(()),

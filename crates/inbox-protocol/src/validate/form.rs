@@ -5,12 +5,15 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use jsonschema::Validator;
 use jsonschema::paths::{Location, LocationSegment};
+use jsonschema::{PatternOptions, Validator};
 use serde_json::{Map, Value};
 
+use super::schema_guard::check_schema_safety;
 use super::{check_text, options};
-use crate::caps::{PAGE_TITLE_MAX_CHARS, PAGES_MAX_ITEMS, SCHEMA_MAX_BYTES};
+use crate::caps::{
+    ANSWER_MAX_DEPTH, DATA_MAX_BYTES, PAGE_TITLE_MAX_CHARS, PAGES_MAX_ITEMS, SCHEMA_MAX_BYTES,
+};
 use crate::error::{ErrorCode, ValidationError};
 use crate::interaction::{FormData, FormPage};
 
@@ -33,18 +36,97 @@ pub fn effective_schema<'a>(schema: &'a Value, data: Option<&FormData>) -> Cow<'
     Cow::Owned(schema)
 }
 
+/// Bytes the linear-time engine may spend on one compiled pattern.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// The pattern engine every schema is compiled with: `regex`, which runs in time linear in the
+/// input, so no pattern can make a validation backtrack (lookaround and backreferences are not
+/// supported, and such patterns are refused at ask time).
+fn pattern_options() -> PatternOptions<jsonschema::Regex> {
+    PatternOptions::regex()
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT)
+}
+
 /// Compile a schema the way every answer is validated: formats (`date`, `email`, ...) are
 /// asserted, as the inbox's form renderer asserts them, rather than treated as annotations.
-/// The error is jsonschema's account of why the schema does not compile.
+/// Callers check [`check_schema_safety`] first. The error is jsonschema's account of why the
+/// schema does not compile.
 pub(super) fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .should_validate_formats(true)
+        .with_pattern_options(pattern_options())
         .build(schema)
         .map_err(|e| e.to_string())
 }
 
-/// A schema an asker submits: a JSON object within its byte cap that compiles. Remote `$ref`s
-/// cannot resolve (no HTTP or file retrieval is built in), so a schema that needs one is refused.
+/// Whether the pattern engine can run `pattern` (as jsonschema translates ECMA-262 syntax).
+pub(super) fn pattern_engine_accepts(pattern: &str) -> Result<(), String> {
+    jsonschema::options()
+        .with_pattern_options(pattern_options())
+        .build(&serde_json::json!({ "pattern": pattern }))
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// A schema that passed the safety checks, compiled: what a stored question is validated with.
+pub fn compile_checked(schema: &Value) -> Result<Validator, ValidationError> {
+    check_schema_safety(schema)?;
+    compile(schema).map_err(|e| {
+        ValidationError::new(
+            ErrorCode::InvalidField,
+            "schema",
+            format!("does not compile: {e}"),
+        )
+    })
+}
+
+/// Nesting levels of a JSON value (a scalar is 0), without recursing.
+pub(super) fn json_depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// A value within [`ANSWER_MAX_DEPTH`] levels and `max_bytes` serialised.
+pub(super) fn check_value_bounds(
+    value: &Value,
+    field: &str,
+    max_bytes: usize,
+    code: ErrorCode,
+) -> Result<(), ValidationError> {
+    let depth = json_depth(value);
+    if depth > ANSWER_MAX_DEPTH {
+        return Err(ValidationError::new(
+            code,
+            field,
+            format!("nests {depth} levels deep; the limit is {ANSWER_MAX_DEPTH}"),
+        ));
+    }
+    let bytes = serde_json::to_vec(value)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
+    if bytes > max_bytes {
+        return Err(ValidationError::new(
+            code,
+            field,
+            format!("is {bytes} bytes serialised; the limit is {max_bytes}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A schema an asker submits: a JSON object within its byte cap, safe to validate against
+/// (see `schema_guard`), that compiles. Remote `$ref`s cannot resolve (no HTTP or file
+/// retrieval is built in), so a schema that needs one is refused.
 pub(super) fn check_schema(schema: &Value) -> Result<Validator, ValidationError> {
     let invalid =
         |message: String| ValidationError::new(ErrorCode::InvalidField, "schema", message);
@@ -59,7 +141,7 @@ pub(super) fn check_schema(schema: &Value) -> Result<Validator, ValidationError>
             "is {bytes} bytes serialised; the limit is {SCHEMA_MAX_BYTES}"
         )));
     }
-    compile(schema).map_err(|e| invalid(format!("does not compile: {e}")))
+    compile_checked(schema)
 }
 
 /// A form's schema, then its `data` and `pages` against the schema's top-level properties.
@@ -76,6 +158,8 @@ pub(super) fn check_form(
         .and_then(Value::as_object)
         .unwrap_or(&no_properties);
     if let Some(data) = data {
+        let value = serde_json::to_value(data).unwrap_or(Value::Null);
+        check_value_bounds(&value, "data", DATA_MAX_BYTES, ErrorCode::InvalidField)?;
         check_data(schema, properties, data)?;
     }
     if let Some(pages) = pages {
@@ -146,7 +230,7 @@ fn check_data(
     })?;
     let prefill = Value::Object(data.values.clone());
     for error in validator.iter_errors(&prefill) {
-        if let Some(LocationSegment::Property(name)) = error.instance_path.into_iter().next() {
+        if let Some(LocationSegment::Property(name)) = error.instance_path().into_iter().next() {
             return Err(ValidationError::new(
                 ErrorCode::InvalidField,
                 format!("data.values.{name}"),

@@ -7,22 +7,26 @@
 
 mod answer;
 mod ask;
+mod external;
 mod form;
 mod media;
 mod options;
+mod schema_guard;
 mod timing;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::ask::AskRequest;
-use crate::caps::DECLINE_REASON_MAX_CHARS;
+use crate::caps::{DECLINE_REASON_MAX_CHARS, PARAMS_MAX_BYTES};
 use crate::error::{ErrorCode, ValidationError};
 use crate::interaction::Interaction;
 use crate::resolve::DeclineRequest;
 
+pub use answer::AnswerRules;
 pub use ask::CALLBACK_URL_PLACEHOLDER;
-pub use form::effective_schema;
+pub use external::{STANDARD_WEBHOOKS_SECRET_PREFIX, check_renderable};
+pub use form::{compile_checked, effective_schema};
 pub use media::{decode_data_image, is_renderable_media_url};
 
 /// What an accepted ask resolves to, beyond the request itself.
@@ -38,8 +42,25 @@ pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk,
 }
 
 /// Check an answer value against the question's format, options and schema.
+/// Compiles the question's schema each time; a server answering many keeps [`AnswerRules`].
 pub fn validate_answer(interaction: &Interaction, value: &Value) -> Result<(), ValidationError> {
-    answer::validate(interaction, value)
+    AnswerRules::for_question(interaction)?.check(interaction, value)
+}
+
+/// Check the opaque `params` carried beside an answer: transport context, bounded in depth and
+/// size so it cannot be used to store or replay bulk data.
+pub fn validate_params(
+    params: Option<&serde_json::Map<String, Value>>,
+) -> Result<(), ValidationError> {
+    match params {
+        Some(params) => form::check_value_bounds(
+            &Value::Object(params.clone()),
+            "params",
+            PARAMS_MAX_BYTES,
+            ErrorCode::InvalidField,
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Check a decline body. The reason is optional free text; only its length is bounded, so an

@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
+use inbox_protocol::validate::validate_params;
 use inbox_protocol::{AnswerRequest, ResolveResponse};
 
 use super::PathId;
@@ -21,6 +22,7 @@ pub async fn answer(
     JsonBody(req): JsonBody<AnswerRequest>,
 ) -> Result<Json<ResolveResponse>, ApiError> {
     let key = idempotency_key(&headers)?;
+    validate_params(req.params.as_ref())?;
     let body = serde_json::to_value(&req).unwrap_or_default();
     let resolution = Resolution::Answer {
         value: req.answer,

@@ -13,7 +13,7 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
 use crate::state::AppState;
-use crate::store::{MediaBlob, NewAsk};
+use crate::store::{MediaBlob, NewAsk, NewTicket};
 
 pub async fn ask(
     State(state): State<AppState>,
@@ -21,21 +21,50 @@ pub async fn ask(
     JsonBody(req): JsonBody<AskRequest>,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
     let now = Utc::now();
-    let accepted = validate_ask(&req, now)?;
-    let (media, blobs) = store_inline_media(req.media.unwrap_or_default())?;
-    let (link, ticket) = if req.answer_format == AnswerFormat::External {
-        let ticket = ids::callback_ticket();
-        let callback_url = format!(
-            "{}{}{ticket}",
-            state.public_base_url(),
-            paths::CALLBACK_PREFIX
-        );
-        let link = req
-            .link
-            .map(|template| template.replace(CALLBACK_URL_PLACEHOLDER, &callback_url));
-        (link, Some(ticket))
+    // Compiling the schema and checking a prefill against it is CPU work: off the runtime.
+    let (req, accepted) = state
+        .validation()
+        .run(move || {
+            let accepted = validate_ask(&req, now);
+            (req, accepted)
+        })
+        .await?;
+    let accepted = accepted?;
+    let external = if req.answer_format == AnswerFormat::External {
+        // Without a public URL no one outside could ever reach the callback.
+        let base = state.public_base_url().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::FieldNotAllowed,
+                "external questions need the server's public base URL, and none is set \
+                 (--public-url / INTERACTIONS_PUBLIC_BASE_URL)",
+            )
+            .with_field("answer_format")
+        })?;
+        Some(base.to_owned())
     } else {
-        (req.link, None)
+        None
+    };
+    let (media, blobs) = store_inline_media(req.media.unwrap_or_default())?;
+    let (link, ticket) = match external {
+        Some(base) => {
+            let ticket = ids::callback_ticket();
+            let callback_url = format!("{base}{}{ticket}", paths::CALLBACK_PREFIX);
+            let link = req
+                .link
+                .map(|template| template.replace(CALLBACK_URL_PLACEHOLDER, &callback_url));
+            // Only the hash is kept: the plain ticket exists in the link alone.
+            let stored = NewTicket {
+                hash: crate::ticket::hash(&ticket),
+                expires_at: crate::ticket::expires_at(
+                    now,
+                    accepted.expires_at,
+                    state.ticket_max_ttl(),
+                ),
+                verifier: req.verifier,
+            };
+            (link, Some(stored))
+        }
+        None => (req.link, None),
     };
     let interaction = Interaction {
         id: ids::interaction_id(),

@@ -18,6 +18,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Path};
 use axum::http::Request;
 use axum::http::request::Parts;
+use axum::middleware;
 use axum::routing::{get, post};
 use inbox_protocol::caps::REQUEST_BODY_MAX_BYTES;
 use inbox_protocol::paths;
@@ -47,6 +48,11 @@ pub fn router(state: AppState) -> Router {
         .route(paths::READYZ, get(health::readyz))
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(REQUEST_BODY_MAX_BYTES))
+        // Before any door (and before a body is read): a foreign Host is refused.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::hosts::guard,
+        ))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
 }

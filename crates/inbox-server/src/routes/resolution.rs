@@ -5,7 +5,6 @@ use axum::Json;
 use axum::http::HeaderMap;
 use chrono::Utc;
 use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
-use inbox_protocol::validate::validate_answer;
 use inbox_protocol::{ErrorCode, Interaction, ResolveResponse, Status, paths};
 use serde_json::Value;
 
@@ -37,12 +36,13 @@ pub async fn settle(
     if ia.is_pending()
         && let Resolution::Answer { value, .. } = &resolution
     {
-        validate_answer(&ia, value)?;
+        state.validation().check_answer(&ia, value).await?;
     }
     let claim = claim(key, door, principal, body);
     let outcome = state.store().resolve(id, resolution, claim).await?;
     if matches!(outcome, ResolveOutcome::Resolved(_)) {
         tracing::info!(interaction = %id, door, "resolved");
+        state.validation().forget(id);
     }
     respond(outcome)
 }
@@ -124,7 +124,9 @@ pub fn respond(outcome: ResolveOutcome) -> Result<Json<ResolveResponse>, ApiErro
         {
             Err(ApiError::already_answered(ia))
         }
-        ResolveOutcome::AlreadyFinal(_) | ResolveOutcome::NotFound => Err(ApiError::not_found()),
+        ResolveOutcome::AlreadyFinal(_)
+        | ResolveOutcome::NotFound
+        | ResolveOutcome::PastDeadline => Err(ApiError::not_found()),
         ResolveOutcome::IdempotencyConflict => Err(ApiError::new(
             ErrorCode::IdempotencyConflict,
             "this Idempotency-Key was used for a different request",

@@ -13,7 +13,9 @@ mod transition;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use inbox_protocol::{Interaction, InteractionPage, ResetReason, StatusFilter, StreamEvent};
+use inbox_protocol::{
+    Interaction, InteractionPage, ResetReason, StatusFilter, StreamEvent, Verifier,
+};
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
@@ -42,7 +44,35 @@ pub struct MediaBlob {
 pub struct NewAsk {
     pub interaction: Interaction,
     pub media: Vec<MediaBlob>,
-    pub ticket: Option<String>,
+    pub ticket: Option<NewTicket>,
+}
+
+/// A callback ticket as stored: only its SHA-256 (`crate::ticket::hash`), so a leaked database
+/// does not leak live capabilities; its own expiry; and the verifier bound to the question,
+/// kept here and never inside the interaction, so no read shows its secret.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTicket {
+    pub hash: String,
+    pub expires_at: DateTime<Utc>,
+    pub verifier: Option<Verifier>,
+}
+
+/// What a live ticket leads to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TicketMatch {
+    /// The interaction, whatever its status (single use is the status guard's job).
+    pub interaction: Interaction,
+    pub verifier: Option<Verifier>,
+}
+
+/// A ticket's record as the Redis store keeps it (SQLite keeps the same in columns).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct StoredTicket {
+    pub interaction_id: String,
+    /// Unix milliseconds; checked on lookup as well as enforced by the key's own expiry.
+    pub expires_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<Verifier>,
 }
 
 /// A request for one page of the list door.
@@ -90,6 +120,10 @@ pub enum ResolveOutcome {
     IdempotencyConflict,
     /// It was already final when this call arrived: the interaction as it stands.
     AlreadyFinal(Interaction),
+    /// Still pending, but its deadline has passed (the sweeper has not reached it yet): for
+    /// everyone it is expired, so nothing was changed. Decided in the store, under the same
+    /// lock as the single-winner rule, so no answer can slip in after the deadline.
+    PastDeadline,
     /// No such interaction.
     NotFound,
 }
@@ -134,8 +168,9 @@ pub trait Store: Send + Sync + 'static {
     /// One page, newest first, and the stream cursor read atomically with it.
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError>;
 
-    /// Move a pending interaction to its final state — exactly one caller wins. With a claim,
-    /// the same key and fingerprint replay the earlier outcome. Emits `answered` or `removed`.
+    /// Move a pending interaction to its final state — exactly one caller wins, and none once
+    /// its deadline has passed. With a claim, the same key and fingerprint replay the earlier
+    /// outcome. Emits `answered` or `removed`.
     async fn resolve(
         &self,
         id: &str,
@@ -144,11 +179,13 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<ResolveOutcome, StoreError>;
 
     /// Expire every pending interaction whose deadline is at or before `now`; emits
-    /// `removed{expired}` for each and returns their ids.
+    /// `removed{expired}` for each and returns their ids. Also prunes callback tickets past
+    /// their own expiry (Redis lets them expire by themselves).
     async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
 
-    /// Every retained event after `cursor`, or a gap when the cursor cannot cover it.
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError>;
+    /// The first `limit` retained events after `cursor` (callers page through a long backlog
+    /// in batches rather than hold it whole), or a gap when the cursor cannot cover it.
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError>;
 
     /// The cursor of the newest event (the "tail end").
     async fn tail_cursor(&self) -> Result<String, StoreError>;
@@ -158,8 +195,14 @@ pub trait Store: Send + Sync + 'static {
 
     async fn get_media(&self, id: &str) -> Result<Option<StoredMedia>, StoreError>;
 
-    /// The interaction a callback ticket belongs to, whatever its status.
-    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError>;
+    /// The interaction (and verifier) of the ticket whose hash is `ticket_hash`, while the
+    /// ticket has not passed its own expiry at `now`; `None` for an unknown, expired or pruned
+    /// ticket alike.
+    async fn ticket_lookup(
+        &self,
+        ticket_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<TicketMatch>, StoreError>;
 
     /// Live events from now on, in cursor order. Subscribe before reading a backlog and
     /// dedupe by cursor, and nothing falls in between. A lagging receiver sees

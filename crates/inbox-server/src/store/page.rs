@@ -1,6 +1,7 @@
 //! Paging the list, the same for every store: items carry a creation `rank`, pages run
 //! newest first, and the cursor is the rank of the last item served, written `r<rank>`.
 
+use inbox_protocol::caps::PAGE_MAX_BYTES;
 use inbox_protocol::{Interaction, InteractionPage};
 
 use super::StoreError;
@@ -15,21 +16,37 @@ pub(crate) fn parse_cursor(cursor: &str) -> Result<i64, StoreError> {
 }
 
 /// A page from up to `limit + 1` rows read newest first: the extra row only tells that there is
-/// more. A row whose record is gone (`None`) is not shown but still moves the cursor on.
+/// more. A row whose record is gone (`None`) is not shown but still moves the cursor on. The
+/// page also ends early, with a cursor, once its items reach [`PAGE_MAX_BYTES`] serialised
+/// (always serving at least one), so a page of large questions stays a bounded response.
 pub(crate) fn assemble(
-    mut rows: Vec<(i64, Option<Interaction>)>,
+    rows: Vec<(i64, Option<Interaction>)>,
     limit: usize,
     stream_cursor: String,
 ) -> InteractionPage {
-    let more = rows.len() > limit;
-    rows.truncate(limit);
+    let mut more = rows.len() > limit;
+    let mut items = Vec::new();
+    let mut last_rank = None;
+    let mut bytes = 0usize;
+    for (rank, ia) in rows.into_iter().take(limit) {
+        if let Some(ia) = ia {
+            let size = serde_json::to_vec(&ia).map_or(0, |v| v.len());
+            if !items.is_empty() && bytes + size > PAGE_MAX_BYTES {
+                more = true;
+                break;
+            }
+            bytes += size;
+            items.push(ia);
+        }
+        last_rank = Some(rank);
+    }
     let next_cursor = if more {
-        rows.last().map(|(rank, _)| format!("r{rank}"))
+        last_rank.map(|rank| format!("r{rank}"))
     } else {
         None
     };
     InteractionPage {
-        items: rows.into_iter().filter_map(|(_, ia)| ia).collect(),
+        items,
         next_cursor,
         stream_cursor,
     }

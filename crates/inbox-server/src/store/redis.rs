@@ -35,7 +35,7 @@ use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, page, transition,
+    StoreError, StoredEvent, StoredMedia, StoredTicket, TicketMatch, page, transition,
 };
 
 /// The key prefix when none is configured.
@@ -104,6 +104,7 @@ impl RedisStore {
         id: &str,
         change: Option<&(Interaction, StreamEvent)>,
         claim: Option<&IdempotencyClaim>,
+        deadline_check: Option<DateTime<Utc>>,
     ) -> Result<Settled, StoreError> {
         let (status, body, name, data) = match change {
             Some((ia, event)) => (
@@ -132,6 +133,7 @@ impl RedisStore {
             .arg(self.retention)
             .arg(key)
             .arg(fingerprint)
+            .arg(deadline_check.map_or(String::new(), |now| now.timestamp_millis().to_string()))
             .invoke_async(&mut self.conn.clone())
             .await?;
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
@@ -141,6 +143,7 @@ impl RedisStore {
             Some("conflict") => Settled::Conflict,
             Some("final") => Settled::Final(body()?.ok_or_else(unexpected_reply)?),
             Some("not_found") => Settled::NotFound,
+            Some("past_deadline") => Settled::PastDeadline,
             Some("stale") => Settled::Stale,
             _ => return Err(unexpected_reply()),
         })
@@ -160,6 +163,7 @@ enum Settled {
     Conflict,
     Final(Interaction),
     NotFound,
+    PastDeadline,
     Stale,
 }
 
@@ -191,6 +195,18 @@ fn parse_rank(score: &str) -> Option<i64> {
 impl Store for RedisStore {
     async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
         let ia = &ask.interaction;
+        let ticket_record = ask
+            .ticket
+            .as_ref()
+            .map(|t| {
+                serde_json::to_string(&StoredTicket {
+                    interaction_id: ia.id.clone(),
+                    expires_at: t.expires_at.timestamp_millis(),
+                    verifier: t.verifier.clone(),
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
         let mut call = self.scripts.insert.prepare_invoke();
         call.key(self.keys.interaction(&ia.id))
             .key(self.keys.rank())
@@ -198,7 +214,10 @@ impl Store for RedisStore {
             .key(self.keys.status_index(Status::Pending))
             .key(self.keys.due())
             .key(self.keys.events())
-            .key(self.keys.ticket(ask.ticket.as_deref().unwrap_or("")))
+            .key(
+                self.keys
+                    .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
+            )
             .arg(&ia.id)
             .arg(serde_json::to_string(ia)?)
             .arg(
@@ -207,7 +226,12 @@ impl Store for RedisStore {
                     .unwrap_or_default(),
             )
             .arg(self.retention)
-            .arg(if ask.ticket.is_some() { "1" } else { "0" })
+            .arg(ticket_record)
+            .arg(
+                ask.ticket
+                    .as_ref()
+                    .map_or(0, |t| t.expires_at.timestamp_millis()),
+            )
             .arg(ask.media.len());
         for blob in &ask.media {
             call.key(self.keys.media(&blob.id))
@@ -267,13 +291,17 @@ impl Store for RedisStore {
         for _ in 0..SETTLE_ATTEMPTS {
             // The body of a pending interaction never changes, so building the resolved one
             // from this read is safe: the script only applies it while still pending.
+            let now = Utc::now();
             let change = match self.get(id).await? {
                 Some(ia) if ia.is_pending() => {
-                    Some(transition::resolve(ia, resolution.clone(), Utc::now()))
+                    Some(transition::resolve(ia, resolution.clone(), now))
                 }
                 _ => None,
             };
-            let outcome = match self.settle(id, change.as_ref(), claim.as_ref()).await? {
+            let settled = self
+                .settle(id, change.as_ref(), claim.as_ref(), Some(now))
+                .await?;
+            let outcome = match settled {
                 Settled::Stale => continue,
                 Settled::Resolved => {
                     let (ia, _) = change.ok_or_else(unexpected_reply)?;
@@ -283,6 +311,7 @@ impl Store for RedisStore {
                 Settled::Conflict => ResolveOutcome::IdempotencyConflict,
                 Settled::Final(ia) => ResolveOutcome::AlreadyFinal(ia),
                 Settled::NotFound => ResolveOutcome::NotFound,
+                Settled::PastDeadline => ResolveOutcome::PastDeadline,
             };
             return Ok(outcome);
         }
@@ -304,14 +333,14 @@ impl Store for RedisStore {
             };
             let change = transition::remove(ia, RemovedReason::Expired);
             // Another worker sweeping at the same moment makes this a no-op ("final").
-            if let Settled::Resolved = self.settle(&id, Some(&change), None).await? {
+            if let Settled::Resolved = self.settle(&id, Some(&change), None, None).await? {
                 expired.push(id);
             }
         }
         Ok(expired)
     }
 
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {
         let Some(after) = StreamId::parse(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
         };
@@ -323,7 +352,12 @@ impl Store for RedisStore {
         let (newest, retained): (StreamRangeReply, StreamRangeReply) = redis::pipe()
             .atomic()
             .xrevrange_count(&events, "+", "-", 1)
-            .xrange(&events, format!("({after}"), "+")
+            .xrange_count(
+                &events,
+                format!("({after}"),
+                "+",
+                limit.min(i64::MAX as usize),
+            )
             .query_async(&mut self.conn.clone())
             .await?;
         let tail = newest
@@ -381,12 +415,32 @@ impl Store for RedisStore {
             }))
     }
 
-    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError> {
-        let id: Option<String> = self.conn.clone().get(self.keys.ticket(ticket)).await?;
-        match id {
-            Some(id) => self.get(&id).await,
-            None => Ok(None),
+    async fn ticket_lookup(
+        &self,
+        ticket_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<TicketMatch>, StoreError> {
+        // The key expires with the ticket (PXAT), so Redis itself prunes it; the stored expiry
+        // is checked too, so a lookup never depends on when Redis gets round to it.
+        let record: Option<String> = self.conn.clone().get(self.keys.ticket(ticket_hash)).await?;
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let Ok(record) = serde_json::from_str::<StoredTicket>(&record) else {
+            // A record from before tickets were hashed (a plain id): such a key can no longer
+            // be reached by any presented ticket anyway.
+            return Ok(None);
+        };
+        if record.expires_at <= now.timestamp_millis() {
+            return Ok(None);
         }
+        Ok(self
+            .get(&record.interaction_id)
+            .await?
+            .map(|interaction| TicketMatch {
+                interaction,
+                verifier: record.verifier,
+            }))
     }
 
     fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {

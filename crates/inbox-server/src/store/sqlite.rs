@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 
 use super::{
     EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, page, transition,
+    StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -49,10 +49,13 @@ CREATE TABLE IF NOT EXISTS media (
     content_type   TEXT NOT NULL,
     bytes          BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS tickets (
-    ticket         TEXT PRIMARY KEY,
-    interaction_id TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS callback_tickets (
+    hash           TEXT PRIMARY KEY,              -- SHA-256 of the ticket, hex; never the ticket
+    interaction_id TEXT NOT NULL,
+    expires_at     INTEGER NOT NULL,              -- unix milliseconds: the ticket's own TTL
+    verifier       TEXT                           -- the bound Verifier as JSON, or NULL
 );
+CREATE INDEX IF NOT EXISTS callback_tickets_due ON callback_tickets(expires_at);
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value INTEGER NOT NULL
@@ -75,12 +78,24 @@ struct Inner {
 impl SqliteStore {
     /// Open (or create) the database at `path`, keeping the newest `events_retention` events
     /// for resume.
+    ///
+    /// The database is created 0600 before SQLite opens it; SQLite gives its `-wal` and `-shm`
+    /// files the database's mode, and existing ones that are more open are narrowed here.
     pub fn open(path: &Path, events_retention: usize) -> Result<SqliteStore, StoreError> {
-        let conn = Connection::open(path)?;
+        crate::files::private_file(path)?;
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            crate::files::narrow_if_present(Path::new(&side), crate::files::FILE_MODE)?;
+        }
+        let mut conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // FULL: an acknowledged answer survives power loss (NORMAL may lose the last commits
+        // in WAL mode).
+        conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        migrate_plain_tickets(&mut conn)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(SqliteStore {
             inner: Arc::new(Inner {
@@ -141,6 +156,44 @@ impl Inner {
             let _ = self.live.send(event);
         }
     }
+}
+
+/// Databases written before tickets were hashed keep them in plain text in `tickets`: hash
+/// them into `callback_tickets` (expiring with their question, or after the default maximum)
+/// and drop the old table, so no plain ticket stays on disk.
+fn migrate_plain_tickets(conn: &mut Connection) -> Result<(), StoreError> {
+    let exists: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'tickets'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !exists {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let rows: Vec<(String, String, Option<i64>)> = {
+        let mut stmt = tx.prepare(
+            "SELECT t.ticket, t.interaction_id, i.expires_at
+             FROM tickets t LEFT JOIN interactions i ON i.id = t.interaction_id",
+        )?;
+        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    let fallback = (Utc::now() + crate::ticket::DEFAULT_MAX_TTL).timestamp_millis();
+    for (ticket, id, deadline) in rows {
+        tx.execute(
+            "INSERT OR IGNORE INTO callback_tickets (hash, interaction_id, expires_at, verifier)
+             VALUES (?1, ?2, ?3, NULL)",
+            params![
+                crate::ticket::hash(&ticket),
+                id,
+                deadline.map_or(fallback, |d| d.min(fallback))
+            ],
+        )?;
+    }
+    tx.execute("DROP TABLE tickets", [])?;
+    tx.commit()?;
+    Ok(())
 }
 
 fn millis(at: Option<DateTime<Utc>>) -> Option<i64> {
@@ -233,9 +286,20 @@ impl Store for SqliteStore {
                 )?;
             }
             if let Some(ticket) = &ask.ticket {
+                let verifier = ticket
+                    .verifier
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?;
                 tx.execute(
-                    "INSERT INTO tickets (ticket, interaction_id) VALUES (?1, ?2)",
-                    params![ticket, ia.id],
+                    "INSERT INTO callback_tickets (hash, interaction_id, expires_at, verifier)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![
+                        ticket.hash,
+                        ia.id,
+                        ticket.expires_at.timestamp_millis(),
+                        verifier
+                    ],
                 )?;
             }
             let event = inner.append_event(&tx, StreamEvent::Add(ia.clone()))?;
@@ -316,7 +380,11 @@ impl Store for SqliteStore {
             if ia.status.is_final() {
                 return Ok(ResolveOutcome::AlreadyFinal(ia));
             }
-            let (ia, event) = transition::resolve(ia, resolution, Utc::now());
+            let now = Utc::now();
+            if ia.expires_at.is_some_and(|at| at <= now) {
+                return Ok(ResolveOutcome::PastDeadline);
+            }
+            let (ia, event) = transition::resolve(ia, resolution, now);
             // The guard on status = 'pending' is the single-winner rule; under the
             // IMMEDIATE transaction it cannot miss, but it keeps the rule in one place.
             if !save_status(&tx, &ia)? {
@@ -360,6 +428,10 @@ impl Store for SqliteStore {
                     ids.push(ia.id);
                 }
             }
+            tx.execute(
+                "DELETE FROM callback_tickets WHERE expires_at <= ?1",
+                [now_ms],
+            )?;
             tx.commit()?;
             inner.publish(events);
             Ok(ids)
@@ -367,7 +439,7 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn events_after(&self, cursor: &str) -> Result<EventsAfter, StoreError> {
+    async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {
         let Some(after) = parse_seq(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
         };
@@ -378,9 +450,11 @@ impl Store for SqliteStore {
             if after < pruned_through(&tx)? || after > tail_seq(&tx)? {
                 return Ok(EventsAfter::Gap(ResetReason::AgedOut));
             }
-            let mut stmt =
-                tx.prepare_cached("SELECT seq, body FROM events WHERE seq > ?1 ORDER BY seq")?;
-            let mut rows = stmt.query([after])?;
+            let mut stmt = tx.prepare_cached(
+                "SELECT seq, body FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            )?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let mut rows = stmt.query(params![after, limit])?;
             let mut events = Vec::new();
             while let Some(row) = rows.next()? {
                 let seq: i64 = row.get(0)?;
@@ -429,20 +503,31 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn ticket_lookup(&self, ticket: &str) -> Result<Option<Interaction>, StoreError> {
-        let ticket = ticket.to_owned();
+    async fn ticket_lookup(
+        &self,
+        ticket_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<TicketMatch>, StoreError> {
+        let hash = ticket_hash.to_owned();
+        let now_ms = now.timestamp_millis();
         self.with_conn(move |conn, _| {
-            let id: Option<String> = conn
+            // Checked here, not only by the pruning sweep: an expired ticket is dead at once.
+            let found: Option<(String, Option<String>)> = conn
                 .query_row(
-                    "SELECT interaction_id FROM tickets WHERE ticket = ?1",
-                    [ticket],
-                    |row| row.get(0),
+                    "SELECT interaction_id, verifier FROM callback_tickets
+                     WHERE hash = ?1 AND expires_at > ?2",
+                    params![hash, now_ms],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .optional()?;
-            match id {
-                Some(id) => load(conn, &id),
-                None => Ok(None),
-            }
+            let Some((id, verifier)) = found else {
+                return Ok(None);
+            };
+            let verifier = verifier.map(|v| serde_json::from_str(&v)).transpose()?;
+            Ok(load(conn, &id)?.map(|interaction| TicketMatch {
+                interaction,
+                verifier,
+            }))
         })
         .await
     }
@@ -503,6 +588,55 @@ mod tests {
 
     fn open(dir: &tempfile::TempDir, retention: usize) -> SqliteStore {
         SqliteStore::open(&dir.path().join("inbox.sqlite3"), retention).unwrap()
+    }
+
+    #[tokio::test]
+    async fn plain_tickets_of_an_older_database_are_hashed_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inbox.sqlite3");
+        {
+            let store = open(&dir, 100);
+            let mut ask = question("ia_old", None);
+            ask.interaction.answer_format = AnswerFormat::External;
+            store.insert_ask(ask).await.unwrap();
+        }
+        // What an older version left: the plain ticket in a `tickets` table.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE tickets (ticket TEXT PRIMARY KEY, interaction_id TEXT NOT NULL);
+             INSERT INTO tickets VALUES ('cb_plain_old_ticket', 'ia_old');",
+        )
+        .unwrap();
+        drop(conn);
+        let store = open(&dir, 100);
+        let found = store
+            .ticket_lookup(&crate::ticket::hash("cb_plain_old_ticket"), Utc::now())
+            .await
+            .unwrap();
+        assert_eq!(found.map(|m| m.interaction.id), Some("ia_old".into()));
+        let conn = Connection::open(&path).unwrap();
+        let old: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'tickets'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(old, 0);
+    }
+
+    #[tokio::test]
+    async fn writes_are_synchronous_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir, 100);
+        let level: i64 = store
+            .inner
+            .conn
+            .lock()
+            .unwrap()
+            .pragma_query_value(None, "synchronous", |row| row.get(0))
+            .unwrap();
+        assert_eq!(level, 2, "FULL");
     }
 
     #[tokio::test]
@@ -575,25 +709,25 @@ mod tests {
                 .unwrap();
         }
         // seq 1..5, retention 3 keeps 3..5: a resume from 2 sees all it missed.
-        let EventsAfter::Events(events) = store.events_after("2").await.unwrap() else {
+        let EventsAfter::Events(events) = store.events_after("2", usize::MAX).await.unwrap() else {
             panic!("cursor 2 is still covered");
         };
         let cursors: Vec<_> = events.iter().map(|e| e.cursor.as_str()).collect();
         assert_eq!(cursors, ["3", "4", "5"]);
         assert_eq!(
-            store.events_after("1").await.unwrap(),
+            store.events_after("1", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut)
         );
         assert_eq!(
-            store.events_after("6").await.unwrap(),
+            store.events_after("6", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::AgedOut)
         );
         assert_eq!(
-            store.events_after("x1").await.unwrap(),
+            store.events_after("x1", usize::MAX).await.unwrap(),
             EventsAfter::Gap(ResetReason::MalformedId)
         );
         assert_eq!(
-            store.events_after("5").await.unwrap(),
+            store.events_after("5", usize::MAX).await.unwrap(),
             EventsAfter::Events(vec![])
         );
     }

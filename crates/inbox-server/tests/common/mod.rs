@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own share of these helpers
 
+pub mod raw;
+
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
@@ -182,6 +184,19 @@ impl Sse {
                 .ok()?
                 .expect("stream read")?;
             self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Whether the server ends the response within `within` (frames before the end are
+    /// dropped). A timeout is `false`: "ended" and "still open" are told apart.
+    pub async fn ends_within(&mut self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match tokio::time::timeout_at(deadline, self.response.chunk()).await {
+                Err(_) => return false,
+                Ok(Ok(None)) | Ok(Err(_)) => return true,
+                Ok(Ok(Some(_))) => continue,
+            }
         }
     }
 

@@ -61,8 +61,9 @@ impl Keys {
         format!("{}:media:{id}", self.prefix)
     }
 
-    /// String holding the interaction id a callback ticket belongs to.
-    pub fn ticket(&self, ticket: &str) -> String {
-        format!("{}:ticket:{ticket}", self.prefix)
+    /// String holding a callback ticket's record (its interaction id and verifier, as JSON),
+    /// keyed by the ticket's SHA-256 and expiring with the ticket (`PXAT`).
+    pub fn ticket(&self, ticket_hash: &str) -> String {
+        format!("{}:ticket:{ticket_hash}", self.prefix)
     }
 }

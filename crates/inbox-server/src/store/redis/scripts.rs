@@ -18,8 +18,8 @@ end
 
 /// KEYS: interaction, rank counter, index "all", index "pending", due set, events, ticket,
 /// then one key per media blob.
-/// ARGV: id, body, deadline in unix ms (or ""), maxlen, "1" if a ticket is set, media count,
-/// then content type and bytes of each blob.
+/// ARGV: id, body, deadline in unix ms (or ""), maxlen, the ticket record (or "" for none),
+/// the ticket's expiry in unix ms, media count, then content type and bytes of each blob.
 /// Returns the id of the `add` event.
 const INSERT: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -30,9 +30,9 @@ redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'rank', rank)
 redis.call('ZADD', KEYS[3], rank, ARGV[1])
 redis.call('ZADD', KEYS[4], rank, ARGV[1])
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1]) end
-if ARGV[5] == '1' then redis.call('SET', KEYS[7], ARGV[1]) end
-for i = 1, tonumber(ARGV[6]) do
-  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[5 + 2 * i], 'bytes', ARGV[6 + 2 * i])
+if ARGV[5] ~= '' then redis.call('SET', KEYS[7], ARGV[5], 'PXAT', ARGV[6]) end
+for i = 1, tonumber(ARGV[7]) do
+  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[6 + 2 * i], 'bytes', ARGV[7 + 2 * i])
 end
 return append(KEYS[6], ARGV[4], 'add', ARGV[2])
 "#;
@@ -40,9 +40,11 @@ return append(KEYS[6], ARGV[4], 'add', ARGV[2])
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
-/// event name, event data, maxlen, idempotency key (or ""), fingerprint.
+/// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
+/// for the expiry sweep, which is what settles a question past its deadline).
 /// Returns {"resolved", event id} | {"replayed", body} | {"conflict"} | {"final", body}
-/// | {"not_found"} | {"stale"} (pending after all: the caller rebuilds and retries).
+/// | {"not_found"} | {"past_deadline"} | {"stale"} (pending after all: the caller rebuilds and
+/// retries).
 const SETTLE: &str = r#"
 if ARGV[7] ~= '' then
   local earlier = redis.call('HMGET', KEYS[6], 'f:' .. ARGV[7], 'b:' .. ARGV[7])
@@ -54,6 +56,10 @@ end
 local current = redis.call('HMGET', KEYS[1], 'status', 'body', 'rank')
 if not current[1] then return {'not_found'} end
 if current[1] ~= 'pending' then return {'final', current[2]} end
+if ARGV[9] ~= '' then
+  local deadline = redis.call('ZSCORE', KEYS[4], ARGV[1])
+  if deadline and tonumber(deadline) <= tonumber(ARGV[9]) then return {'past_deadline'} end
+end
 if ARGV[3] == '' then return {'stale'} end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'body', ARGV[3])
 redis.call('ZREM', KEYS[2], ARGV[1])

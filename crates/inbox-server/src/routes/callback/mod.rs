@@ -1,81 +1,34 @@
 //! `GET`/`POST /api/interactions/callback/{ticket}` — public: the ticket is the capability.
 //!
-//! GET never mutates (link scanners prefetch URLs): it serves a byte-constant confirm page whose
-//! form POSTs back to the same URL, query string included. POST claims the answer: a JSON body,
-//! or form fields merged over the query parameters. Unknown, used and expired tickets all get
-//! the same 404, and no page interpolates anything from the request.
+//! GET never mutates (link scanners prefetch URLs): it serves a byte-constant confirm page, or
+//! for a question with a schema a form rendered from that stored schema, whose form POSTs back
+//! to the same URL, query string included. POST claims the answer: a JSON body, or form fields
+//! merged over the query parameters. The ticket is looked up before the body is read, a bound
+//! verifier is checked on the raw body before anything else, and unknown, used and expired
+//! tickets all get the same 404. No page interpolates anything from the request.
 
 use axum::Json;
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
-    X_FRAME_OPTIONS,
-};
+use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use inbox_protocol::validate::validate_answer;
+use inbox_protocol::caps::CALLBACK_BODY_MAX_BYTES;
 use inbox_protocol::{Interaction, Status};
 use serde_json::{Map, Value, json};
 
 use super::{PathId, QueryParams};
-use crate::body::{RawBody, parse_json};
+use crate::body::{parse_json, read_bounded};
 use crate::error::ApiError;
+use crate::signature;
 use crate::state::AppState;
-use crate::store::{Resolution, ResolveOutcome};
+use crate::store::{Resolution, ResolveOutcome, TicketMatch};
+
+mod page;
 
 /// Who an answer through this door is recorded as.
 const CALLBACK_PRINCIPAL: &str = "callback";
-
-const CONFIRM_PAGE: &str = r#"<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Confirm your answer</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328}button{font:inherit;padding:.6rem 1.4rem;cursor:pointer}</style>
-</head>
-<body>
-<h1>Confirm your answer</h1>
-<p>Press the button to send your answer back to the service that asked.</p>
-<form method="post"><button type="submit">Confirm</button></form>
-</body>
-</html>
-"#;
-
-const DONE_PAGE: &str = r#"<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Answer received</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328}</style>
-</head>
-<body>
-<h1>Answer received</h1>
-<p>Thank you. You can close this page.</p>
-</body>
-</html>
-"#;
-
-/// Headers for both pages: nothing runs, nothing frames it, the ticket leaks to no referrer.
-fn page(body: &'static str) -> Response {
-    (
-        [
-            (CONTENT_TYPE, "text/html; charset=utf-8"),
-            (
-                CONTENT_SECURITY_POLICY,
-                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-            ),
-            (X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (X_FRAME_OPTIONS, "DENY"),
-            (REFERRER_POLICY, "no-referrer"),
-            (CACHE_CONTROL, "no-store"),
-        ],
-        body,
-    )
-        .into_response()
-}
 
 /// The interaction behind a ticket while it can still be answered.
 fn answerable(ia: &Interaction) -> bool {
@@ -86,12 +39,25 @@ fn answered_by_someone(ia: &Interaction) -> bool {
     matches!(ia.status, Status::Answered | Status::Declined)
 }
 
+/// The live ticket's record; unknown, expired and pruned tickets are all `None`.
+async fn lookup(state: &AppState, ticket: &str) -> Result<Option<TicketMatch>, ApiError> {
+    Ok(state
+        .store()
+        .ticket_lookup(&crate::ticket::hash(ticket), Utc::now())
+        .await?)
+}
+
 pub async fn confirm_page(
     State(state): State<AppState>,
     PathId(ticket): PathId,
 ) -> Result<Response, ApiError> {
-    match state.store().ticket_lookup(&ticket).await? {
-        Some(ia) if answerable(&ia) => Ok(page(CONFIRM_PAGE)),
+    match lookup(&state, &ticket).await? {
+        // A schema is rendered as a form (the ask admitted only the renderable subset);
+        // without one, the byte-constant confirm page.
+        Some(found) if answerable(&found.interaction) => Ok(match &found.interaction.schema {
+            Some(schema) => page::form(schema),
+            None => page::confirm(),
+        }),
         _ => Err(ApiError::not_found()),
     }
 }
@@ -101,18 +67,39 @@ pub async fn submit(
     PathId(ticket): PathId,
     QueryParams(query): QueryParams,
     headers: HeaderMap,
-    RawBody(body): RawBody,
+    body: Body,
 ) -> Result<Response, ApiError> {
-    let Some(ia) = state.store().ticket_lookup(&ticket).await? else {
+    // The ticket first: an unknown one is refused without reading a byte of the body, so an
+    // unauthenticated sender cannot make the server buffer anything.
+    let Some(TicketMatch {
+        interaction: ia,
+        verifier,
+    }) = lookup(&state, &ticket).await?
+    else {
         return Err(ApiError::not_found());
     };
+    let body = read_bounded(
+        &headers,
+        body,
+        CALLBACK_BODY_MAX_BYTES,
+        state.body_read_timeout(),
+    )
+    .await?;
+    // A bound verifier is checked on the raw bytes before anything else is decided: a forged
+    // answer learns nothing and changes nothing.
+    if let Some(verifier) = &verifier
+        && let Err(refusal) = signature::verify(verifier, &headers, &body, Utc::now())
+    {
+        tracing::warn!(interaction = %ia.id, kind = verifier.kind(), "callback signature refused");
+        return Err(refusal);
+    }
     let from_form = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
     let reply = |already: bool| -> Response {
         if from_form {
-            page(DONE_PAGE)
+            page::done()
         } else {
             let status = if already {
                 "already_answered"
@@ -141,7 +128,7 @@ pub async fn submit(
     } else {
         parse_json::<Value>(&body)?
     };
-    validate_answer(&ia, &value)?;
+    state.validation().check_answer(&ia, &value).await?;
     let resolution = Resolution::Answer {
         value,
         params: None,
@@ -150,6 +137,7 @@ pub async fn submit(
     match state.store().resolve(&ia.id, resolution, None).await? {
         ResolveOutcome::Resolved(ia) => {
             tracing::info!(interaction = %ia.id, "answered through the callback door");
+            state.validation().forget(&ia.id);
             Ok(reply(false))
         }
         ResolveOutcome::AlreadyFinal(ia) if answered_by_someone(&ia) => Ok(reply(true)),
@@ -158,20 +146,26 @@ pub async fn submit(
 }
 
 /// Form fields and query parameters arrive as text; where the schema declares a scalar
-/// property as boolean, integer or number, read the text as that type. Anything that does not
-/// parse stays text, and validation names it.
+/// property as boolean, integer or number, read the text as that type. An empty such field,
+/// or an empty choice of an enum (a number box left blank, an optional select left unset),
+/// means "not given". Anything that does not parse stays text, and
+/// validation names it.
 fn coerce_to_schema(fields: Map<String, Value>, schema: Option<&Value>) -> Value {
     let properties = schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object);
     let coerced = fields
         .into_iter()
-        .map(|(name, value)| {
-            let declared = properties
-                .and_then(|p| p.get(&name))
-                .and_then(|p| p.get("type"))
-                .and_then(Value::as_str);
+        .filter_map(|(name, value)| {
+            let property = properties.and_then(|p| p.get(&name));
+            let declared = property.and_then(|p| p.get("type")).and_then(Value::as_str);
+            let choice = property.is_some_and(|p| p.get("enum").is_some());
             let text = value.as_str().unwrap_or_default();
+            if text.is_empty()
+                && (choice || matches!(declared, Some("boolean" | "integer" | "number")))
+            {
+                return None;
+            }
             let typed = match declared {
                 Some("boolean") => text.parse::<bool>().ok().map(Value::Bool),
                 Some("integer") => text.parse::<i64>().ok().map(Value::from),
@@ -182,7 +176,7 @@ fn coerce_to_schema(fields: Map<String, Value>, schema: Option<&Value>) -> Value
                     .map(Value::Number),
                 _ => None,
             };
-            (name, typed.unwrap_or(value))
+            Some((name, typed.unwrap_or(value)))
         })
         .collect();
     Value::Object(coerced)
@@ -196,6 +190,7 @@ mod tests {
     fn text_fields_take_the_schema_types() {
         let schema = json!({"type": "object", "properties": {
             "ok": {"type": "boolean"}, "n": {"type": "integer"}, "x": {"type": "number"},
+            "x2": {"type": "number"},
             "s": {"type": "string"}
         }});
         let fields: Map<String, Value> = [
@@ -204,6 +199,7 @@ mod tests {
             ("x", "1.5"),
             ("s", "7"),
             ("n2", "no"),
+            ("x2", ""),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))

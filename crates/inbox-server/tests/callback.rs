@@ -1,0 +1,590 @@
+//! The public callback door under attack: it finds the ticket before it reads a body, and it
+//! bounds the body it does read.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::raw;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+fn ticket_of(link: &str) -> String {
+    let at = link
+        .find("/api/interactions/callback/")
+        .expect("callback url in link");
+    link[at + "/api/interactions/callback/".len()..].to_owned()
+}
+
+async fn ask_external(server: &common::TestServer, extra: Value) -> Value {
+    let mut body = json!({"prompt": "sign", "answer_format": "external",
+                          "link": "https://sign.example.com/doc?return={callback_url}"});
+    for (k, v) in extra.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    server.ask(body).await
+}
+
+#[tokio::test]
+async fn an_unknown_ticket_is_refused_before_its_body_is_read() {
+    let (server, _dir) = common::start().await;
+    // A body of 100 MB is announced, and a never-ending chunked one on a second connection;
+    // the server must answer 404 while the client is still sending.
+    let announced = format!(
+        "POST /api/interactions/callback/cb_unknown HTTP/1.1\r\nHost: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{{\"a\": \"",
+        raw::host(&server)
+    );
+    let chunked = format!(
+        "POST /api/interactions/callback/cb_unknown HTTP/1.1\r\nHost: {}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n",
+        raw::host(&server)
+    );
+    for head in [announced, chunked] {
+        let started = Instant::now();
+        let mut conn = raw::send(&server, head.as_bytes()).await;
+        // Keep sending for a while in the background, as a slow or endless sender would.
+        let (mut reader, mut writer) = conn.split();
+        let sender = async {
+            let filler = vec![b'x'; 1024];
+            for _ in 0..20 {
+                if writer.write_all(&filler).await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        let answer = async {
+            let mut rejoined = Vec::new();
+            let mut buf = [0u8; 1024];
+            use tokio::io::AsyncReadExt;
+            loop {
+                match tokio::time::timeout(Duration::from_secs(2), reader.read(&mut buf)).await {
+                    Ok(Ok(n)) if n > 0 => {
+                        rejoined.extend_from_slice(&buf[..n]);
+                        if rejoined.windows(4).any(|w| w == b"\r\n\r\n") {
+                            return (
+                                Some(String::from_utf8_lossy(&rejoined).into_owned()),
+                                started.elapsed(),
+                            );
+                        }
+                    }
+                    _ => return (None, started.elapsed()),
+                }
+            }
+        };
+        let (_, (head, took)) = tokio::join!(sender, answer);
+        let head = head.expect("the server answers while the body is still arriving");
+        assert_eq!(raw::status_of(&head), 404, "{head}");
+        assert!(
+            took < Duration::from_millis(900),
+            "answered after {took:?}: before the sender (1 s of sending) finished"
+        );
+    }
+    // The door still works for everyone else.
+    let (status, _) = server.get_json("/healthz", None).await;
+    assert_eq!(status, StatusCode::OK);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_known_ticket_reads_at_most_the_callback_cap() {
+    let (server, _dir) = common::start().await;
+    let ia = ask_external(&server, json!({})).await;
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    let cap = inbox_protocol::caps::CALLBACK_BODY_MAX_BYTES;
+    // Over the cap, declared or streamed: 413, and the question stays pending.
+    let mut big = br#"{"note": ""#.to_vec();
+    big.resize(cap + 10, b'x');
+    big.extend_from_slice(br#""}"#);
+    let resp = server
+        .request(Method::POST, &door, None)
+        .header("content-type", "application/json")
+        .body(big.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "payload_too_large");
+    let streamed = reqwest::Body::wrap_stream(futures::stream::iter(
+        big.chunks(4096)
+            .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
+            .collect::<Vec<_>>(),
+    ));
+    let resp = server
+        .request(Method::POST, &door, None)
+        .header("content-type", "application/json")
+        .body(streamed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let (_, read) = server
+        .get_json(
+            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
+            Some(common::REVIEWER),
+        )
+        .await;
+    assert_eq!(read["status"], "pending");
+    // Within the cap it is an answer.
+    let resp = server
+        .request(Method::POST, &door, None)
+        .json(&json!({"note": "x".repeat(cap - 100)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    server.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// External questions: public URL, tickets, verifiers, the rendered form
+
+mod redis_env;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::{Digest, Sha256};
+
+/// A server on SQLite, or on Redis when `redis` (and `INBOX_TEST_REDIS_URL` is set).
+async fn server_on(dir: &std::path::Path, redis: bool, test: &str) -> Option<common::TestServer> {
+    let url = if redis {
+        Some(redis_env::url(test)?)
+    } else {
+        None
+    };
+    let prefix = redis_env::unique_prefix(test);
+    Some(
+        common::start_in(dir, move |c| {
+            c.redis_url = url;
+            c.redis_prefix = prefix;
+        })
+        .await,
+    )
+}
+
+async fn status_of(server: &common::TestServer, id: &str) -> String {
+    let (_, read) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
+        .await;
+    read["status"].as_str().unwrap_or_default().to_owned()
+}
+
+fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).unwrap();
+    for part in parts {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().to_vec()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn a_forged_callback_is_refused_and_a_signed_one_accepted(redis: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = server_on(dir.path(), redis, "forged_callback").await else {
+        return;
+    };
+    let secret = "gh-webhook-secret-do-not-show";
+    let mut stream = common::Sse::connect(&server, None).await;
+    let ia = ask_external(
+        &server,
+        json!({"verifier": {"kind": "hmac-sha256", "header": "X-Hub-Signature-256",
+                            "prefix": "sha256=", "encoding": "hex", "secret": secret}}),
+    )
+    .await;
+    let id = ia["id"].as_str().unwrap().to_owned();
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    let body = br#"{"signed": true, "envelope": "e-1"}"#;
+    let good = format!("sha256={}", hex(&hmac_sha256(secret.as_bytes(), &[body])));
+    let forged = format!("sha256={}", hex(&hmac_sha256(b"guess", &[body])));
+    let post = |signature: Option<String>, body: &'static [u8]| {
+        let mut req = server
+            .request(Method::POST, &door, None)
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(sig) = signature {
+            req = req.header("X-Hub-Signature-256", sig);
+        }
+        req.send()
+    };
+    // Missing, wrong, for another body, in the wrong encoding: refused, still pending.
+    for (signature, sent) in [
+        (None, &body[..]),
+        (Some(forged), &body[..]),
+        (Some(good.clone()), &br#"{"signed": false}"#[..]),
+        (
+            Some(good.trim_start_matches("sha256=").to_owned()),
+            &body[..],
+        ),
+    ] {
+        let resp = post(signature.clone(), sent).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{signature:?}");
+        let refusal: Value = resp.json().await.unwrap();
+        assert_eq!(refusal["error"]["code"], "invalid_signature");
+        assert_eq!(refusal["error"]["field"], "X-Hub-Signature-256");
+        assert_eq!(status_of(&server, &id).await, "pending");
+    }
+    // The page's own form post carries no signature: refused too (fail closed).
+    let resp = server
+        .request(Method::POST, &door, None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("signed=true")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(status_of(&server, &id).await, "pending");
+
+    let resp = post(Some(good.clone()), body).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"status": "answered"})
+    );
+    let retry = post(Some(good), body).await.unwrap();
+    assert_eq!(
+        retry.json::<Value>().await.unwrap(),
+        json!({"status": "already_answered"})
+    );
+
+    // The secret is never shown back: not on reads, pages, the stream, nor the ask's reply.
+    let add = stream.expect_frame().await;
+    let answered = stream.expect_frame().await;
+    let (_, read) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
+        .await;
+    let (_, page) = server
+        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+        .await;
+    let (_, own) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(common::ASKER))
+        .await;
+    let seen = format!("{ia} {add:?} {answered:?} {read} {page} {own}");
+    assert!(seen.contains(&id));
+    assert!(!seen.contains(secret), "the verifier secret leaked: {seen}");
+    assert_eq!(
+        read["answer"]["value"],
+        json!({"signed": true, "envelope": "e-1"})
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_forged_callback_is_refused_and_a_signed_one_accepted_sqlite() {
+    a_forged_callback_is_refused_and_a_signed_one_accepted(false).await;
+}
+
+#[tokio::test]
+async fn a_forged_callback_is_refused_and_a_signed_one_accepted_redis() {
+    a_forged_callback_is_refused_and_a_signed_one_accepted(true).await;
+}
+
+#[tokio::test]
+async fn standard_webhooks_signatures_are_verified_with_a_replay_window() {
+    let (server, _dir) = common::start().await;
+    let key = b"a-24-byte-or-longer-key!!";
+    let secret = format!("whsec_{}", STANDARD.encode(key));
+    let ia = ask_external(
+        &server,
+        json!({"verifier": {"kind": "standard-webhooks", "secret": secret}}),
+    )
+    .await;
+    let id = ia["id"].as_str().unwrap().to_owned();
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    let body = br#"{"signed": true}"#;
+    let sign = |ts: i64| {
+        let ts = ts.to_string();
+        let tag = hmac_sha256(key, &[b"msg_7.", ts.as_bytes(), b".", body]);
+        (ts, format!("v1,{}", STANDARD.encode(tag)))
+    };
+    let post = |ts: String, sig: String| {
+        server
+            .request(Method::POST, &door, None)
+            .header("content-type", "application/json")
+            .header("webhook-id", "msg_7")
+            .header("webhook-timestamp", ts)
+            .header("webhook-signature", sig)
+            .body(&body[..])
+            .send()
+    };
+    let now = chrono::Utc::now().timestamp();
+    let (stale_ts, stale_sig) = sign(now - 3600);
+    let resp = post(stale_ts, stale_sig).await.unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::UNAUTHORIZED,
+        "an old, replayed delivery"
+    );
+    let refusal: Value = resp.json().await.unwrap();
+    assert_eq!(refusal["error"]["field"], "webhook-timestamp");
+    assert_eq!(status_of(&server, &id).await, "pending");
+    let (ts, sig) = sign(now);
+    let resp = post(ts, format!("v1,bm90IGl0 {sig}")).await.unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::OK,
+        "one of several signatures matches"
+    );
+    assert_eq!(status_of(&server, &id).await, "answered");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn tickets_are_stored_only_as_their_hash() {
+    let (server, dir) = common::start().await;
+    let ia = ask_external(&server, json!({})).await;
+    let ticket = ticket_of(ia["link"].as_str().unwrap());
+    server.shutdown().await;
+    let db = rusqlite::Connection::open(dir.path().join("inbox.sqlite3")).unwrap();
+    let stored: Vec<String> = db
+        .prepare("SELECT hash FROM callback_tickets")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let digest: String = hex(&Sha256::digest(ticket.as_bytes()));
+    assert_eq!(stored, [digest]);
+    // No column of the ticket index holds the ticket. (The interaction's `link` does carry the
+    // callback URL: reads must show it, see docs/security.md.)
+    let rows: Vec<String> = db
+        .prepare("SELECT hash || interaction_id || expires_at || coalesce(verifier, '') FROM callback_tickets")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(rows.iter().all(|r| !r.contains(&ticket[3..])), "{rows:?}");
+    let old_table: i64 = db
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'tickets'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(old_table, 0, "no plain-text ticket table");
+}
+
+#[tokio::test]
+async fn a_ticket_dies_at_its_own_ttl_before_the_question_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| {
+        c.ticket_max_ttl = Duration::from_millis(600);
+    })
+    .await;
+    let ia = ask_external(&server, json!({"timeout_s": 3600})).await;
+    let id = ia["id"].as_str().unwrap().to_owned();
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    let live = server
+        .request(Method::GET, &door, None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(live.status(), StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (status, body) = {
+        let resp = server
+            .request(Method::POST, &door, None)
+            .json(&json!({"signed": true}))
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.json::<Value>().await.unwrap())
+    };
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["error"]["code"], "not_found");
+    assert_eq!(
+        status_of(&server, &id).await,
+        "pending",
+        "the question lives on"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_external_link_without_the_placeholder_is_refused_and_nothing_stored() {
+    let (server, _dir) = common::start().await;
+    let resp = server
+        .request(Method::POST, "/api/interactions", Some(common::ASKER))
+        .json(&json!({"prompt": "sign", "answer_format": "external",
+                      "link": "https://sign.example.com/doc"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["field"], "link");
+    let (_, page) = server
+        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+        .await;
+    assert_eq!(page["items"], json!([]));
+    assert_eq!(page["stream_cursor"], "0");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_public_url_must_be_https_outside_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config =
+        inbox_server::ServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().to_owned());
+    config.tokens = common::tokens();
+    config.public_url = Some("http://inbox.example.org".into());
+    let err = match inbox_server::start(config).await {
+        Ok(_) => panic!("an http public URL outside loopback must stop the start"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("INTERACTIONS_PUBLIC_BASE_URL") && err.contains("https"),
+        "{err}"
+    );
+
+    // An unspecified bind without a public URL: external questions are refused, naming the
+    // setting; other questions are fine.
+    let server = common::start_in(dir.path(), |c| c.bind = "0.0.0.0:0".parse().unwrap()).await;
+    let port = server.server.addr.port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resp = server
+        .http
+        .post(format!("{base}/api/interactions"))
+        .bearer_auth(common::ASKER)
+        .json(&json!({"prompt": "sign", "answer_format": "external",
+                      "link": "https://sign.example.com/doc?cb={callback_url}"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["field"], "answer_format");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("INTERACTIONS_PUBLIC_BASE_URL")
+    );
+    let resp = server
+        .http
+        .post(format!("{base}/api/interactions"))
+        .bearer_auth(common::ASKER)
+        .json(&json!({"prompt": "ok?", "answer_format": "confirm"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_get_door_renders_the_stored_schema_as_a_form_whose_post_claims() {
+    let (server, _dir) = common::start().await;
+    let schema = json!({"type": "object", "title": "Refund <b>42</b>",
+        "properties": {
+            "approved": {"type": "boolean", "title": "Approve?"},
+            "amount": {"type": "integer", "minimum": 1},
+            "reason": {"type": "string", "enum": ["duplicate", "fraud"]},
+            "note": {"type": "string", "description": "<script>alert(1)</script>"}
+        },
+        "required": ["approved"]});
+    let first = ask_external(&server, json!({"schema": schema})).await;
+    let second = ask_external(&server, json!({"schema": schema})).await;
+    let door = |ia: &Value| {
+        format!(
+            "/api/interactions/callback/{}",
+            ticket_of(ia["link"].as_str().unwrap())
+        )
+    };
+    let srv = &server;
+    let get = |path: String| async move {
+        let resp = srv.request(Method::GET, &path, None).send().await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        let csp = resp.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(csp.contains("default-src 'none'"), "{csp}");
+        assert_eq!(resp.headers()["x-frame-options"], "DENY");
+        assert_eq!(resp.headers()["referrer-policy"], "no-referrer");
+        resp.text().await.unwrap()
+    };
+    let page = get(door(&first)).await;
+    // Byte-stable for the same schema, and nothing from the request (ticket, query) in it.
+    assert_eq!(page, get(door(&second)).await);
+    assert_eq!(
+        page,
+        get(format!("{}?amount=%3Cscript%3E&x=%22", door(&first))).await
+    );
+    assert!(!page.contains(&ticket_of(first["link"].as_str().unwrap())));
+    for expected in [
+        r#"<form method="post">"#,
+        r#"name="approved""#,
+        r#"name="amount" type="number" step="1""#,
+        r#"<option value="fraud">fraud</option>"#,
+        "Refund &lt;b&gt;42&lt;/b&gt;",
+        "&lt;script&gt;alert(1)&lt;/script&gt;",
+    ] {
+        assert!(page.contains(expected), "missing {expected} in\n{page}");
+    }
+    assert!(!page.contains("<script") && !page.contains("<b>"), "{page}");
+
+    // The form's POST claims, typed by the schema; blank optional fields are "not given".
+    let resp = server
+        .request(Method::POST, &door(&first), None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("approved=true&amount=12&reason=&note=dup")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.text().await.unwrap().contains("Answer received"));
+    let (_, read) = server
+        .get_json(
+            &format!("/api/interactions/{}", first["id"].as_str().unwrap()),
+            Some(common::REVIEWER),
+        )
+        .await;
+    assert_eq!(
+        read["answer"]["value"],
+        json!({"approved": true, "amount": 12, "note": "dup"})
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_schema_outside_the_renderable_subset_is_refused_at_ask_time() {
+    let (server, _dir) = common::start().await;
+    let resp = server
+        .request(Method::POST, "/api/interactions", Some(common::ASKER))
+        .json(&json!({"prompt": "sign", "answer_format": "external",
+                      "link": "https://sign.example.com/doc?cb={callback_url}",
+                      "schema": {"type": "object", "properties": {
+                          "name": {"type": "string"},
+                          "tags": {"type": "array", "items": {"type": "string"}}}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["field"], "schema.properties.tags");
+    let (_, page) = server
+        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+        .await;
+    assert_eq!(page["items"], json!([]));
+    server.shutdown().await;
+}

@@ -1,0 +1,192 @@
+//! Connection bounds on a real server: half-sent heads and bodies are dropped within their
+//! timeouts while `/healthz` keeps answering, the connection cap queues what is beyond it, and
+//! an idle timeout never cuts an open stream.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Sse, TestServer, raw};
+use reqwest::StatusCode;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+const TIMEOUT: Duration = Duration::from_millis(800);
+
+async fn tight_server(dir: &std::path::Path, max_connections: usize) -> TestServer {
+    common::start_in(dir, |c| {
+        c.header_read_timeout = TIMEOUT;
+        c.body_read_timeout = TIMEOUT;
+        c.idle_timeout = TIMEOUT;
+        c.max_connections = max_connections;
+    })
+    .await
+}
+
+/// `/healthz` answers within 100 ms.
+async fn assert_healthy(server: &TestServer) {
+    let started = Instant::now();
+    let (status, _) = server.get_json("/healthz", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_millis(100),
+        "healthz took {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn half_sent_heads_are_dropped_while_health_keeps_answering() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = tight_server(dir.path(), 512).await;
+    let head = format!(
+        "GET /api/interactions HTTP/1.1\r\nHost: {}\r\nX-Slow: ",
+        raw::host(&server)
+    );
+    let mut slow = Vec::new();
+    for _ in 0..20 {
+        slow.push(raw::send(&server, head.as_bytes()).await);
+    }
+    let started = Instant::now();
+    // Trickle one more byte into each head now and then: a slowloris keeps the head growing.
+    for _ in 0..3 {
+        assert_healthy(&server).await;
+        for conn in &mut slow {
+            let _ = conn.write_all(b"x").await;
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    for conn in &mut slow {
+        let closed = raw::read_until_closed(conn, TIMEOUT * 3)
+            .await
+            .expect("a half-sent head is dropped");
+        // Dropped, not answered: the head never completed.
+        assert!(
+            closed.is_empty() || closed.starts_with(b"HTTP/1.1 408"),
+            "{closed:?}"
+        );
+    }
+    let took = started.elapsed();
+    assert!(
+        took >= TIMEOUT - Duration::from_millis(200),
+        "dropped too early: {took:?}"
+    );
+    assert!(took < TIMEOUT * 3, "dropped after {took:?}");
+    assert_healthy(&server).await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_body_that_never_finishes_is_refused_within_the_body_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = tight_server(dir.path(), 512).await;
+    let head = format!(
+        "POST /api/interactions HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{\"prompt\": \"",
+        raw::host(&server),
+        common::ASKER
+    );
+    let started = Instant::now();
+    let mut stalled = raw::send(&server, head.as_bytes()).await;
+    let mut trickle = raw::send(&server, head.as_bytes()).await;
+    // One connection stalls; the other keeps sending a byte every 100 ms (the gaps are short,
+    // but the whole body would take minutes): both are over the deadline for the whole body.
+    let trickling = async {
+        for _ in 0..30 {
+            if trickle.write_all(b"y").await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        trickle
+    };
+    let waiting = async {
+        let head = raw::read_head(&mut stalled, TIMEOUT * 3).await;
+        (head, started.elapsed())
+    };
+    let (mut trickle, (head, took)) = tokio::join!(trickling, waiting);
+    let head = head.expect("a response before the body finished");
+    assert_eq!(raw::status_of(&head), 408, "{head}");
+    assert!(
+        took >= TIMEOUT - Duration::from_millis(100) && took < TIMEOUT * 3,
+        "{took:?}"
+    );
+    let answered = raw::read_until_closed(&mut trickle, TIMEOUT * 2)
+        .await
+        .expect("the trickling connection is closed");
+    assert!(
+        answered.starts_with(b"HTTP/1.1 408"),
+        "{:?}",
+        String::from_utf8_lossy(&answered)
+    );
+    assert!(
+        String::from_utf8_lossy(&answered).contains("request_timeout"),
+        "in the error shape"
+    );
+    // Nothing was stored.
+    let (_, page) = server
+        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+        .await;
+    assert_eq!(page["items"], json!([]));
+    assert_healthy(&server).await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_for_a_free_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = tight_server(dir.path(), 3).await;
+    // Three silent connections take every slot...
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(raw::send(&server, b"").await);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // ...so a fourth is not served until the idle timeout frees one.
+    let started = Instant::now();
+    let (status, _) = server.get_json("/healthz", None).await;
+    let waited = started.elapsed();
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        waited >= TIMEOUT - Duration::from_millis(300),
+        "served at once ({waited:?}): the cap did not hold"
+    );
+    assert!(waited < TIMEOUT * 3, "waited {waited:?}");
+    for conn in &mut held {
+        assert!(
+            raw::read_until_closed(conn, TIMEOUT * 2).await.is_some(),
+            "idle connections are closed"
+        );
+    }
+    assert_healthy(&server).await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_open_stream_outlives_the_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| {
+        c.header_read_timeout = TIMEOUT;
+        c.idle_timeout = TIMEOUT;
+        // Keepalives far apart: the stream sends nothing for longer than the idle timeout.
+        c.keepalive = Duration::from_secs(30);
+    })
+    .await;
+    let mut stream = Sse::connect(&server, None).await;
+    tokio::time::sleep(TIMEOUT * 3).await;
+    let id = server.ask_confirm("still there?").await;
+    let frame = stream.expect_frame().await;
+    assert_eq!(frame.event, "add");
+    assert_eq!(frame.data["id"], id);
+    // A long-poll holds its connection past the idle timeout too.
+    let started = Instant::now();
+    let (status, _) = server
+        .get_json(
+            &format!("/api/interactions/{id}/wait?timeout_s=2"),
+            Some(common::ASKER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    server.shutdown().await;
+}
