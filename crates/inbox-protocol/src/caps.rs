@@ -58,6 +58,9 @@ pub const ANSWER_TEXT_MAX_CHARS: usize = 32_000;
 pub const DECLINE_REASON_MAX_CHARS: usize = 2_000;
 /// Bytes of a request body on any door (an ask at its media caps fits with room to spare).
 pub const REQUEST_BODY_MAX_BYTES: usize = 6 * 1024 * 1024;
+/// Questions one asker may have pending at once (`429 too_many_pending` past it), so one
+/// asker cannot fill the store or every reviewer's list.
+pub const PENDING_PER_ASKER_MAX: usize = 1_000;
 /// Items in one page of the list door.
 pub const PAGE_LIMIT_MAX: usize = 500;
 /// Bytes of the items of one list page, serialised: a page of large questions ends early, with

@@ -43,6 +43,9 @@ pub enum ErrorCode {
     InvalidSignature,
     /// The request's `Host` is not one this server answers to (DNS rebinding guard).
     HostNotAllowed,
+    /// The asker already has `PENDING_PER_ASKER_MAX` questions pending; one must be resolved
+    /// or withdrawn first.
+    TooManyPending,
     /// The store could not be reached.
     Unavailable,
     /// Something failed on the server; details are in its log, not here.
@@ -69,6 +72,7 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::HostNotAllowed => 421,
+            ErrorCode::TooManyPending => 429,
             ErrorCode::Internal => 500,
             ErrorCode::Unavailable => 503,
         }
@@ -94,6 +98,7 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::InvalidSignature => "invalid_signature",
             ErrorCode::HostNotAllowed => "host_not_allowed",
+            ErrorCode::TooManyPending => "too_many_pending",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }

@@ -44,6 +44,9 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// The longest a callback ticket lives; it dies sooner with its question's deadline.
     pub ticket_max_ttl: Duration,
+    /// How long a resolved question is kept before the sweeper prunes it (with its media,
+    /// ticket and idempotency records); `None` keeps everything forever.
+    pub resolved_retention: Option<Duration>,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -66,6 +69,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("max_connections", &self.max_connections)
             .field("ticket_max_ttl", &self.ticket_max_ttl)
+            .field("resolved_retention", &self.resolved_retention)
             .finish()
     }
 }
@@ -88,6 +92,7 @@ impl ServerConfig {
             idle_timeout: Duration::from_secs(60),
             max_connections: 512,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
+            resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
         }
     }
 }

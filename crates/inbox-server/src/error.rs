@@ -76,6 +76,13 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::InvalidCursor => ApiError::invalid_query("cursor", "unknown page cursor"),
+            StoreError::PendingLimit { limit } => ApiError::new(
+                ErrorCode::TooManyPending,
+                format!(
+                    "this asker already has {limit} questions pending; wait for answers or \
+                     withdraw some before asking more"
+                ),
+            ),
             StoreError::Sqlite(_) | StoreError::Io(_) | StoreError::Task(_) => {
                 tracing::error!(error = %e, "store unavailable");
                 ApiError::new(ErrorCode::Unavailable, "the store is unavailable")

@@ -191,7 +191,12 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
             ticket_max_ttl: config.ticket_max_ttl,
         },
     );
-    let sweeper = sweeper::spawn(store, config.sweep_interval, state.stopping());
+    let sweeper = sweeper::spawn(
+        store,
+        config.sweep_interval,
+        config.resolved_retention,
+        state.stopping(),
+    );
     let router = crate::app(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
     let limits = ConnectionLimits {

@@ -1,5 +1,6 @@
-//! The expiry sweeper: every `sweep_interval`, pending questions past their deadline become
-//! `expired`, and the store emits `removed{expired}` for each.
+//! The sweeper: every `sweep_interval`, pending questions past their deadline become
+//! `expired` (the store emits `removed{expired}` for each), and questions resolved longer ago
+//! than the retention are pruned with everything kept beside them (`removed{pruned}`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,9 +11,14 @@ use tokio::time::MissedTickBehavior;
 
 use crate::store::Store;
 
+/// Questions pruned per sweep at most, so one sweep never holds the store for long; a backlog
+/// is worked off over the following ticks.
+const PRUNE_BATCH: usize = 500;
+
 pub fn spawn(
     store: Arc<dyn Store>,
     every: Duration,
+    resolved_retention: Option<Duration>,
     stopping: impl Future<Output = ()> + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -21,11 +27,23 @@ pub fn spawn(
         tokio::pin!(stopping);
         loop {
             tokio::select! {
-                _ = ticker.tick() => match store.expire_due(Utc::now()).await {
-                    Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "expired"),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "expiry sweep failed; retrying next tick"),
-                },
+                _ = ticker.tick() => {
+                    match store.expire_due(Utc::now()).await {
+                        Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "expired"),
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "expiry sweep failed; retrying next tick"),
+                    }
+                    if let Some(before) = resolved_retention
+                        .and_then(|keep| chrono::Duration::from_std(keep).ok())
+                        .and_then(|keep| Utc::now().checked_sub_signed(keep))
+                    {
+                        match store.prune_resolved(before, PRUNE_BATCH).await {
+                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned"),
+                            Ok(_) => {}
+                            Err(e) => tracing::warn!(error = %e, "pruning failed; retrying next tick"),
+                        }
+                    }
+                }
                 () = &mut stopping => break,
             }
         }

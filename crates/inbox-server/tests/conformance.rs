@@ -47,6 +47,7 @@ fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
             answer: None,
             metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
         },
+        pending_limit: usize::MAX,
         media: vec![],
         ticket: None,
     }
@@ -694,6 +695,122 @@ async fn pages_and_backlogs_are_bounded(store: Arc<dyn Store>) {
     );
 }
 
+/// An asker's pending questions are capped in the store, under racing asks too; resolving
+/// one makes room, and other askers are not affected.
+async fn the_pending_limit_holds_per_asker(store: Arc<dyn Store>) {
+    let limited = |id: &str, asker: &str, limit: usize| {
+        let mut ask = question(id, None);
+        ask.interaction.asker = asker.to_owned();
+        ask.pending_limit = limit;
+        ask
+    };
+    let racing = (0..10).map(|i| {
+        let store = store.clone();
+        let ask = limited(&format!("ia_race{i}"), "racer", 5);
+        async move { store.insert_ask(ask).await }
+    });
+    let results = join_all(racing).await;
+    let accepted = results.iter().filter(|r| r.is_ok()).count();
+    assert_eq!(accepted, 5, "exactly the limit is accepted: {results:?}");
+    for refused in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert!(
+            matches!(refused, StoreError::PendingLimit { limit: 5 }),
+            "{refused:?}"
+        );
+    }
+    assert!(
+        store
+            .insert_ask(limited("ia_other", "someone-else", 5))
+            .await
+            .is_ok()
+    );
+    let first = results
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("one was accepted");
+    store
+        .resolve(&first.id, Resolution::Cancel, None)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .insert_ask(limited("ia_after", "racer", 5))
+            .await
+            .is_ok(),
+        "a withdrawn question makes room"
+    );
+    assert!(matches!(
+        store.insert_ask(limited("ia_over", "racer", 5)).await,
+        Err(StoreError::PendingLimit { .. })
+    ));
+}
+
+/// Resolved questions older than the cut are pruned with their media and idempotency records
+/// and announced; pending and newer ones stay.
+async fn resolved_questions_are_pruned_with_what_they_kept(store: Arc<dyn Store>) {
+    let mut old = question("ia_old", None);
+    old.interaction.media = vec![MediaItem {
+        kind: MediaKind::Image,
+        url: "/api/interactions/media/md_old".into(),
+        caption: None,
+        filename: None,
+    }];
+    old.media = vec![MediaBlob {
+        id: "md_old".into(),
+        content_type: "image/png".into(),
+        bytes: vec![1, 2, 3],
+    }];
+    store.insert_ask(old).await.unwrap();
+    store
+        .insert_ask(question("ia_waiting", None))
+        .await
+        .unwrap();
+    store
+        .resolve("ia_old", answer("alice", json!(true)), claim("k1", "f1"))
+        .await
+        .unwrap();
+    let before_cut = Utc::now() - chrono::Duration::seconds(60);
+    assert!(
+        store
+            .prune_resolved(before_cut, 100)
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing resolved before the cut"
+    );
+    let since = store.tail_cursor().await.unwrap();
+    let cut = Utc::now() + chrono::Duration::seconds(1);
+    assert_eq!(
+        store.prune_resolved(cut, 100).await.unwrap(),
+        vec!["ia_old".to_owned()]
+    );
+    assert_eq!(store.get("ia_old").await.unwrap(), None);
+    assert_eq!(store.get_media("md_old").await.unwrap(), None);
+    assert!(
+        store.get("ia_waiting").await.unwrap().is_some(),
+        "pending stays"
+    );
+    let events = events_since(&store, &since).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        events[0].event,
+        StreamEvent::Removed(RemovedEvent {
+            id: "ia_old".into(),
+            reason: RemovedReason::Pruned,
+        })
+    );
+    // Its idempotency record went too: the same key is not a replay any more, just gone.
+    assert_eq!(
+        store
+            .resolve("ia_old", answer("alice", json!(true)), claim("k1", "f1"))
+            .await
+            .unwrap(),
+        ResolveOutcome::NotFound
+    );
+    assert!(store.prune_resolved(cut, 100).await.unwrap().is_empty());
+}
+
 /// Past its deadline a question takes no answer, decline or withdrawal, even before the sweep
 /// reaches it: the store itself refuses, under the same lock as the single-winner rule.
 async fn nothing_settles_past_the_deadline(store: Arc<dyn Store>) {
@@ -944,6 +1061,8 @@ conformance! {
     ticket_finds_its_interaction => 1000,
     nothing_settles_past_the_deadline => 1000,
     pages_and_backlogs_are_bounded => 1000,
+    the_pending_limit_holds_per_asker => 1000,
+    resolved_questions_are_pruned_with_what_they_kept => 1000,
     ticket_expires_on_its_own_ttl => 1000,
     a_verifier_secret_is_never_read_back => 1000,
 }

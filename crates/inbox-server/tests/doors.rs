@@ -56,8 +56,17 @@ async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
         pages += 1;
         if pages == 3 {
             // New asks while paging land in front, never inside the pages still to come.
+            // (From another asker: this one is at its pending limit.)
             for i in 0..5 {
-                arrived.push(server.ask_confirm(&format!("late {i}")).await);
+                let resp = server
+                    .request(Method::POST, "/api/interactions", Some(OTHER_ASKER))
+                    .json(&json!({"prompt": format!("late {i}"), "answer_format": "confirm"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(resp.status(), StatusCode::CREATED);
+                let ia: Value = resp.json().await.unwrap();
+                arrived.push(ia["id"].as_str().unwrap().to_owned());
             }
         }
         match body["next_cursor"].as_str() {
@@ -80,6 +89,18 @@ async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
     let late: Vec<String> = arrived.iter().rev().cloned().collect();
     assert_eq!(&ids(&first)[..5], &late[..]);
     assert_eq!(ids(&page(&server, "limit=100000").await).len(), 500);
+
+    // The thousand are this asker's pending limit: one more is refused, nothing is stored.
+    let resp = server
+        .request(Method::POST, "/api/interactions", Some(ASKER))
+        .json(&json!({"prompt": "one too many", "answer_format": "confirm"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "too_many_pending");
+    assert_eq!(ids(&page(&server, "limit=500").await).len(), 500);
     server.shutdown().await;
 }
 
@@ -862,5 +883,30 @@ async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
         .await
         .unwrap();
     assert_eq!(declined.status(), StatusCode::NOT_FOUND);
+    server.shutdown().await;
+}
+
+/// The sweeper prunes a resolved question once the retention has passed: it is gone from every
+/// door, and an open stream hears `removed{pruned}`.
+#[tokio::test]
+async fn a_resolved_question_is_pruned_after_the_retention() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| {
+        c.resolved_retention = Some(Duration::from_millis(300));
+    })
+    .await;
+    let mut stream = common::Sse::connect(&server, None).await;
+    let id = server.ask_confirm("prune me").await;
+    assert_eq!(stream.expect_frame().await.event, "add");
+    let (status, _) = server.answer(&id, json!(true), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stream.expect_frame().await.event, "answered");
+    let removed = stream.expect_frame().await;
+    assert_eq!(removed.event, "removed");
+    assert_eq!(removed.data, json!({"id": id, "reason": "pruned"}));
+    let (status, _) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     server.shutdown().await;
 }

@@ -343,6 +343,7 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
         store
             .insert_ask(NewAsk {
                 interaction,
+                pending_limit: usize::MAX,
                 media: vec![],
                 ticket: None,
             })

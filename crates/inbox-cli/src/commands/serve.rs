@@ -35,6 +35,10 @@ pub struct Args {
     /// The longest a callback ticket lives, in seconds (it dies sooner with its question).
     #[arg(long, env = "INBOX_TICKET_MAX_TTL_S", default_value_t = 30 * 24 * 3600)]
     ticket_max_ttl_s: u64,
+    /// How long an answered, declined, expired or withdrawn question is kept (with its media,
+    /// ticket and idempotency records) before it is pruned: whole days, or `forever`.
+    #[arg(long, env = "INBOX_RESOLVED_RETENTION", default_value = "30", value_parser = parse_retention)]
+    resolved_retention: Retention,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -78,6 +82,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
             .filter(|v| !v.is_empty())
     });
     config.ticket_max_ttl = Duration::from_secs(args.ticket_max_ttl_s.max(1));
+    config.resolved_retention = args.resolved_retention.0;
     config.events_retention = args.events_retention;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.redis_url = args.redis_url;
@@ -101,4 +106,20 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     }
     server.wait().await.context("server stopped")?;
     Ok(exit::ANSWERED)
+}
+
+/// A retention in whole days, or none (`forever`).
+#[derive(Debug, Clone, Copy)]
+struct Retention(Option<Duration>);
+
+fn parse_retention(raw: &str) -> Result<Retention, String> {
+    if raw.eq_ignore_ascii_case("forever") {
+        return Ok(Retention(None));
+    }
+    match raw.parse::<u64>() {
+        Ok(days) if days > 0 => Ok(Retention(Some(Duration::from_secs(days * 24 * 3600)))),
+        _ => Err(format!(
+            "`{raw}` is not a retention: give whole days (1 or more) or `forever`"
+        )),
+    }
 }

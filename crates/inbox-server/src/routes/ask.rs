@@ -8,6 +8,8 @@ use chrono::Utc;
 use inbox_protocol::validate::{CALLBACK_URL_PLACEHOLDER, decode_data_image, validate_ask};
 use inbox_protocol::{AnswerFormat, AskRequest, ErrorCode, Interaction, MediaItem, Status, paths};
 
+use inbox_protocol::caps::PENDING_PER_ASKER_MAX;
+
 use crate::auth::AsAsker;
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -89,6 +91,7 @@ pub async fn ask(
         .store()
         .insert_ask(NewAsk {
             interaction,
+            pending_limit: PENDING_PER_ASKER_MAX,
             media: blobs,
             ticket,
         })

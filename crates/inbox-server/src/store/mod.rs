@@ -43,6 +43,9 @@ pub struct MediaBlob {
 #[derive(Debug, Clone)]
 pub struct NewAsk {
     pub interaction: Interaction,
+    /// How many questions its asker may have pending, this one included; the store refuses
+    /// the insert past it (`StoreError::PendingLimit`), checked in the same step as the insert.
+    pub pending_limit: usize,
     pub media: Vec<MediaBlob>,
     pub ticket: Option<NewTicket>,
 }
@@ -156,6 +159,8 @@ pub enum StoreError {
     Task(String),
     #[error("store i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error("the asker already has {limit} questions pending")]
+    PendingLimit { limit: usize },
 }
 
 #[async_trait]
@@ -182,6 +187,15 @@ pub trait Store: Send + Sync + 'static {
     /// `removed{expired}` for each and returns their ids. Also prunes callback tickets past
     /// their own expiry (Redis lets them expire by themselves).
     async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
+
+    /// Delete up to `limit` questions that left `pending` at or before `before`, with their
+    /// media, tickets and idempotency records; emits `removed{pruned}` for each and returns
+    /// their ids.
+    async fn prune_resolved(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
 
     /// The first `limit` retained events after `cursor` (callers page through a long backlog
     /// in batches rather than hold it whole), or a gap when the cursor cannot cover it.

@@ -21,7 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, RemovedReason, ResetReason, Status, StreamEvent,
+    Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason, Status, StreamEvent,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::streams::StreamRangeReply;
@@ -106,14 +106,15 @@ impl RedisStore {
         claim: Option<&IdempotencyClaim>,
         deadline_check: Option<DateTime<Utc>>,
     ) -> Result<Settled, StoreError> {
-        let (status, body, name, data) = match change {
+        let (status, body, name, data, asker) = match change {
             Some((ia, event)) => (
                 ia.status,
                 serde_json::to_string(ia)?,
                 event.name(),
                 event.data_json(),
+                ia.asker.as_str(),
             ),
-            None => (Status::Pending, String::new(), "", String::new()),
+            None => (Status::Pending, String::new(), "", String::new(), ""),
         };
         let (key, fingerprint) = claim.map_or(("", ""), |c| (&c.key, &c.fingerprint));
         let reply: Vec<String> = self
@@ -125,6 +126,8 @@ impl RedisStore {
             .key(self.keys.due())
             .key(self.keys.events())
             .key(self.keys.idempotency(id))
+            .key(self.keys.pending_of(asker))
+            .key(self.keys.resolved())
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -134,6 +137,7 @@ impl RedisStore {
             .arg(key)
             .arg(fingerprint)
             .arg(deadline_check.map_or(String::new(), |now| now.timestamp_millis().to_string()))
+            .arg(Utc::now().timestamp_millis())
             .invoke_async(&mut self.conn.clone())
             .await?;
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
@@ -232,14 +236,22 @@ impl Store for RedisStore {
                     .as_ref()
                     .map_or(0, |t| t.expires_at.timestamp_millis()),
             )
-            .arg(ask.media.len());
+            .arg(ask.media.len())
+            .key(self.keys.pending_of(&ia.asker))
+            .arg(ask.pending_limit.min(i64::MAX as usize));
         for blob in &ask.media {
             call.key(self.keys.media(&blob.id))
                 .arg(&blob.content_type)
                 .arg(blob.bytes.as_slice());
         }
-        let _event_id: String = call.invoke_async(&mut self.conn.clone()).await?;
-        Ok(ask.interaction)
+        let reply: Vec<String> = call.invoke_async(&mut self.conn.clone()).await?;
+        match reply.first().map(String::as_str) {
+            Some("added") => Ok(ask.interaction),
+            Some("at_limit") => Err(StoreError::PendingLimit {
+                limit: ask.pending_limit,
+            }),
+            _ => Err(unexpected_reply()),
+        }
     }
 
     async fn get(&self, id: &str) -> Result<Option<Interaction>, StoreError> {
@@ -338,6 +350,55 @@ impl Store for RedisStore {
             }
         }
         Ok(expired)
+    }
+
+    async fn prune_resolved(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(self.keys.resolved())
+            .arg("-inf")
+            .arg(before.timestamp_millis())
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit.min(i64::MAX as usize))
+            .query_async(&mut conn)
+            .await?;
+        let mut pruned = Vec::new();
+        for id in due {
+            let Some(ia) = self.get(&id).await? else {
+                let _: i64 = conn.zrem(self.keys.resolved(), &id).await?;
+                continue;
+            };
+            let event = StreamEvent::Removed(RemovedEvent {
+                id: id.clone(),
+                reason: RemovedReason::Pruned,
+            });
+            let mut call = self.scripts.prune.prepare_invoke();
+            call.key(self.keys.interaction(&id))
+                .key(self.keys.index(inbox_protocol::StatusFilter::All))
+                .key(self.keys.status_index(ia.status))
+                .key(self.keys.idempotency(&id))
+                .key(self.keys.resolved())
+                .key(self.keys.events())
+                .arg(&id)
+                .arg(self.retention)
+                .arg(event.data_json());
+            // Inline media is referred to by its served path; the id after it is the key.
+            for item in &ia.media {
+                if let Some(media_id) = item.url.strip_prefix(inbox_protocol::paths::MEDIA_PREFIX) {
+                    call.key(self.keys.media(media_id));
+                }
+            }
+            let done: i64 = call.invoke_async(&mut conn).await?;
+            if done == 1 {
+                pruned.push(id);
+            }
+        }
+        Ok(pruned)
     }
 
     async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {

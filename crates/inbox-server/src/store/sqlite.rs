@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, RemovedReason, ResetReason, Status, StreamEvent,
+    Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason, Status, StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
@@ -28,7 +28,9 @@ CREATE TABLE IF NOT EXISTS interactions (
     id         TEXT NOT NULL UNIQUE,
     status     TEXT NOT NULL,
     expires_at INTEGER,                           -- unix milliseconds; NULL = no deadline
-    body       TEXT NOT NULL                      -- the Interaction as JSON
+    body       TEXT NOT NULL,                     -- the Interaction as JSON
+    asker      TEXT,                              -- its asker, for the pending-per-asker cap
+    resolved_at INTEGER                           -- unix milliseconds it left pending; pruning
 );
 CREATE INDEX IF NOT EXISTS interactions_by_status ON interactions(status, rank);
 CREATE INDEX IF NOT EXISTS interactions_due ON interactions(expires_at) WHERE status = 'pending';
@@ -96,6 +98,7 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         migrate_plain_tickets(&mut conn)?;
+        migrate_asker_and_resolved_at(&conn)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(SqliteStore {
             inner: Arc::new(Inner {
@@ -159,6 +162,39 @@ impl Inner {
 }
 
 /// Databases written before tickets were hashed keep them in plain text in `tickets`: hash
+/// A database from before the pending-per-asker cap and pruning: add the two columns, fill
+/// them from the stored bodies (a question resolved before counts as resolved now), and index
+/// them.
+fn migrate_asker_and_resolved_at(conn: &Connection) -> Result<(), StoreError> {
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('interactions')")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    if !columns.iter().any(|c| c == "asker") {
+        conn.execute_batch(
+            "ALTER TABLE interactions ADD COLUMN asker TEXT;
+             UPDATE interactions SET asker = json_extract(body, '$.asker');",
+        )?;
+    }
+    if !columns.iter().any(|c| c == "resolved_at") {
+        conn.execute(
+            "ALTER TABLE interactions ADD COLUMN resolved_at INTEGER",
+            [],
+        )?;
+        conn.execute(
+            "UPDATE interactions SET resolved_at = ?1 WHERE status != 'pending'",
+            [Utc::now().timestamp_millis()],
+        )?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS interactions_pending_by_asker
+             ON interactions(asker) WHERE status = 'pending';
+         CREATE INDEX IF NOT EXISTS interactions_resolved
+             ON interactions(resolved_at) WHERE status != 'pending';",
+    )?;
+    Ok(())
+}
+
 /// them into `callback_tickets` (expiring with their question, or after the default maximum)
 /// and drop the old table, so no plain ticket stays on disk.
 fn migrate_plain_tickets(conn: &mut Connection) -> Result<(), StoreError> {
@@ -236,11 +272,13 @@ fn save_status(
     interaction: &Interaction,
 ) -> Result<bool, StoreError> {
     let changed = tx.execute(
-        "UPDATE interactions SET status = ?1, body = ?2 WHERE id = ?3 AND status = 'pending'",
+        "UPDATE interactions SET status = ?1, body = ?2, resolved_at = ?4
+         WHERE id = ?3 AND status = 'pending'",
         params![
             interaction.status.as_str(),
             serde_json::to_string(interaction)?,
-            interaction.id
+            interaction.id,
+            Utc::now().timestamp_millis()
         ],
     )?;
     Ok(changed == 1)
@@ -270,13 +308,25 @@ impl Store for SqliteStore {
         self.with_conn(move |conn, inner| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let ia = &ask.interaction;
+            let pending: i64 = tx.query_row(
+                "SELECT count(*) FROM interactions WHERE asker = ?1 AND status = 'pending'",
+                [&ia.asker],
+                |row| row.get(0),
+            )?;
+            if usize::try_from(pending).unwrap_or(usize::MAX) >= ask.pending_limit {
+                return Err(StoreError::PendingLimit {
+                    limit: ask.pending_limit,
+                });
+            }
             tx.execute(
-                "INSERT INTO interactions (id, status, expires_at, body) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO interactions (id, status, expires_at, body, asker)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
                     ia.id,
                     ia.status.as_str(),
                     millis(ia.expires_at),
-                    serde_json::to_string(ia)?
+                    serde_json::to_string(ia)?,
+                    ia.asker
                 ],
             )?;
             for blob in &ask.media {
@@ -439,6 +489,48 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn prune_resolved(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let before_ms = before.timestamp_millis();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let ids: Vec<String> = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT id FROM interactions
+                     WHERE status != 'pending' AND resolved_at <= ?1
+                     ORDER BY resolved_at LIMIT ?2",
+                )?;
+                stmt.query_map(params![before_ms, limit], |row| row.get(0))?
+                    .collect::<Result<_, _>>()?
+            };
+            let mut events = Vec::with_capacity(ids.len());
+            for id in &ids {
+                for table in ["media", "idempotency", "callback_tickets"] {
+                    tx.execute(
+                        &format!("DELETE FROM {table} WHERE interaction_id = ?1"),
+                        [id],
+                    )?;
+                }
+                tx.execute("DELETE FROM interactions WHERE id = ?1", [id])?;
+                events.push(inner.append_event(
+                    &tx,
+                    StreamEvent::Removed(RemovedEvent {
+                        id: id.clone(),
+                        reason: RemovedReason::Pruned,
+                    }),
+                )?);
+            }
+            tx.commit()?;
+            inner.publish(events);
+            Ok(ids)
+        })
+        .await
+    }
+
     async fn events_after(&self, cursor: &str, limit: usize) -> Result<EventsAfter, StoreError> {
         let Some(after) = parse_seq(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
@@ -573,6 +665,7 @@ mod tests {
                 answer: None,
                 metadata: Default::default(),
             },
+            pending_limit: usize::MAX,
             media: vec![],
             ticket: None,
         }

@@ -66,4 +66,15 @@ impl Keys {
     pub fn ticket(&self, ticket_hash: &str) -> String {
         format!("{}:ticket:{ticket_hash}", self.prefix)
     }
+
+    /// Counter of an asker's pending questions (the pending-per-asker cap).
+    pub fn pending_of(&self, asker: &str) -> String {
+        format!("{}:pending-of:{asker}", self.prefix)
+    }
+
+    /// Sorted set of resolved interaction ids, scored by when they left pending (unix ms), so
+    /// pruning finds the old ones without a scan.
+    pub fn resolved(&self) -> String {
+        format!("{}:resolved", self.prefix)
+    }
 }

@@ -17,14 +17,19 @@ end
 "#;
 
 /// KEYS: interaction, rank counter, index "all", index "pending", due set, events, ticket,
-/// then one key per media blob.
+/// the asker's pending counter, then one key per media blob.
 /// ARGV: id, body, deadline in unix ms (or ""), maxlen, the ticket record (or "" for none),
-/// the ticket's expiry in unix ms, media count, then content type and bytes of each blob.
-/// Returns the id of the `add` event.
+/// the ticket's expiry in unix ms, media count, the asker's pending limit, then content type
+/// and bytes of each blob.
+/// Returns {"added", id of the `add` event} | {"at_limit"}.
 const INSERT: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return redis.error_reply('ERR interaction id already stored')
 end
+if tonumber(redis.call('GET', KEYS[8]) or '0') >= tonumber(ARGV[8]) then
+  return {'at_limit'}
+end
+redis.call('INCR', KEYS[8])
 local rank = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'rank', rank)
 redis.call('ZADD', KEYS[3], rank, ARGV[1])
@@ -32,16 +37,18 @@ redis.call('ZADD', KEYS[4], rank, ARGV[1])
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1]) end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[7], ARGV[5], 'PXAT', ARGV[6]) end
 for i = 1, tonumber(ARGV[7]) do
-  redis.call('HSET', KEYS[7 + i], 'ct', ARGV[6 + 2 * i], 'bytes', ARGV[7 + 2 * i])
+  redis.call('HSET', KEYS[8 + i], 'ct', ARGV[7 + 2 * i], 'bytes', ARGV[8 + 2 * i])
 end
-return append(KEYS[6], ARGV[4], 'add', ARGV[2])
+return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 "#;
 
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
-/// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency.
+/// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
+/// the asker's pending counter, the resolved set.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
-/// for the expiry sweep, which is what settles a question past its deadline).
+/// for the expiry sweep, which is what settles a question past its deadline), and the moment
+/// it is settled in unix ms (the resolved set's score).
 /// Returns {"resolved", event id} | {"replayed", body} | {"conflict"} | {"final", body}
 /// | {"not_found"} | {"past_deadline"} | {"stale"} (pending after all: the caller rebuilds and
 /// retries).
@@ -65,11 +72,30 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'body', ARGV[3])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], current[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
+if tonumber(redis.call('GET', KEYS[7]) or '0') > 0 then redis.call('DECR', KEYS[7]) end
+redis.call('ZADD', KEYS[8], ARGV[10], ARGV[1])
 local event_id = append(KEYS[5], ARGV[6], ARGV[4], ARGV[5])
 if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
 return {'resolved', event_id}
+"#;
+
+/// Deletes a resolved interaction and everything kept beside it, and announces it.
+/// KEYS: interaction, index "all", index of its status, idempotency, resolved set, events,
+/// then one key per media blob. ARGV: id, maxlen, the `removed` event data.
+/// Returns 1 when it was pruned, 0 when it was not there or still pending (then it only
+/// leaves the resolved set).
+const PRUNE: &str = r#"
+local status = redis.call('HGET', KEYS[1], 'status')
+redis.call('ZREM', KEYS[5], ARGV[1])
+if not status or status == 'pending' then return 0 end
+redis.call('DEL', KEYS[1], KEYS[4])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+for i = 7, #KEYS do redis.call('DEL', KEYS[i]) end
+append(KEYS[6], ARGV[2], 'removed', ARGV[3])
+return 1
 "#;
 
 /// One page and the stream's tail id, read at the same moment.
@@ -94,6 +120,7 @@ return out
 pub struct Scripts {
     pub insert: Script,
     pub settle: Script,
+    pub prune: Script,
     pub page: Script,
 }
 
@@ -102,6 +129,7 @@ impl Scripts {
         Scripts {
             insert: Script::new(&format!("{APPEND}{INSERT}")),
             settle: Script::new(&format!("{APPEND}{SETTLE}")),
+            prune: Script::new(&format!("{APPEND}{PRUNE}")),
             page: Script::new(PAGE),
         }
     }
