@@ -1347,3 +1347,106 @@ async fn every_door_refuses_hostile_input_and_stays_responsive() {
     );
     server.shutdown().await;
 }
+
+/// A schema that would never finish validating, already in the store (written before the
+/// ask-time checks existed, or by another tool): answering it through the answer door or the
+/// callback door is refused at once, the question can still be declined, and the server keeps
+/// answering everyone else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_runaway_schema_is_refused_on_answer_and_callback() {
+    use inbox_protocol::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
+    use inbox_server::store::{NewAsk, NewTicket, SqliteStore, Store};
+    use sha2::{Digest, Sha256};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("inbox.sqlite3"), 1_000).unwrap());
+    let cyclic = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+        "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}});
+    let ticket = "cb_stored_bomb_ticket";
+    let hash: String = Sha256::digest(ticket.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    for (id, format) in [
+        ("ia_form", AnswerFormat::Form),
+        ("ia_ext", AnswerFormat::External),
+    ] {
+        let external = format == AnswerFormat::External;
+        store
+            .insert_ask(NewAsk {
+                interaction: Interaction {
+                    id: id.into(),
+                    kind: InteractionKind::Question,
+                    prompt: "Fill".into(),
+                    answer_format: format,
+                    options: vec![],
+                    schema: Some(cyclic.clone()),
+                    data: None,
+                    pages: None,
+                    link: external.then(|| format!("https://x.example/{ticket}")),
+                    media: vec![],
+                    mode: Mode::Sync,
+                    expires_at: None,
+                    status: Status::Pending,
+                    asker: "deploy-bot".into(),
+                    created_at: chrono::Utc::now(),
+                    answer: None,
+                    metadata: Default::default(),
+                },
+                pending_limit: usize::MAX,
+                media: vec![],
+                ticket: external.then(|| NewTicket {
+                    hash: hash.clone(),
+                    expires_at: chrono::Utc::now() + chrono::Duration::hours(1),
+                    verifier: None,
+                }),
+            })
+            .await
+            .unwrap();
+    }
+    let state = inbox_server::AppState::new(store.clone(), common::tokens(), "http://127.0.0.1");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, inbox_server::app(state)).await });
+    let http = reqwest::Client::new();
+
+    let started = Instant::now();
+    let answered = http
+        .post(format!("{base}/api/interactions/ia_form/answer"))
+        .bearer_auth(REVIEWER)
+        .json(&json!({"answer": {"x": 1}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status().as_u16(), 500);
+    let body: Value = answered.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "internal");
+    assert_eq!(body["error"]["field"], "schema");
+    let called_back = http
+        .post(format!("{base}/api/interactions/callback/{ticket}"))
+        .json(&json!({"x": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(called_back.status().as_u16(), 500);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused at once, not after a long run: {:?}",
+        started.elapsed()
+    );
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    assert!(health.status().is_success());
+    let declined = http
+        .post(format!("{base}/api/interactions/ia_form/decline"))
+        .bearer_auth(REVIEWER)
+        .json(&json!({"reason": "cannot be answered"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(declined.status().as_u16(), 200);
+    assert_eq!(
+        store.get("ia_ext").await.unwrap().unwrap().status,
+        Status::Pending,
+        "nothing was stored by the refused callback"
+    );
+}
