@@ -139,20 +139,41 @@ test("recursive schemas asked as forms each open to usable controls", { timeout:
 test("a restart with a recursive form newest-pending starts on a usable window", { timeout: 120_000 }, async () => {
   // Newest pending: a recursive oneOf asked now.
   const c = CASES["recursive-oneof"];
-  await server.ask(`${c.prompt} (asked last)`, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: [{ note: "three", when: "x" }] }));
-  await app.waitForElement(row(`${c.prompt} (asked last)`));
+  const prompt = `${c.prompt} (asked last)`;
+  await server.ask(prompt, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: [{ note: "three", when: "x" }] }));
+  await app.waitForElement(row(prompt));
   await app.quit();
   app = await driver.session();
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
-  await app.waitForElement(row(`${c.prompt} (asked last)`), 30000);
-  // Whatever opened by itself, the window is whole, and the recursive question opens to controls.
-  await assertAlive("after the restart");
-  await open(`${c.prompt} (asked last)`);
+  await app.waitForElement(row(prompt), 30000);
+  // It opens by itself (it is the newest) and draws controls; the window is whole.
+  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`, 15000);
   await app.waitForElement(CONTROL, 15000);
-  await assertAlive("the recursive question after the restart");
+  await assertAlive("after the restart");
   saveScreenshot("recursive-after-restart", await app.screenshot());
   // The prefill's nested template opened as deep as its data.
   assert.ok((await app.findAll(`${PANE}//label[contains(., 'Note')]`)).length >= 2, "the nested template in the prefill is drawn");
+});
+
+test("a question the window died drawing is not opened by itself on the next start", { timeout: 120_000 }, async () => {
+  // What a renderer killed mid-draw leaves in the webview's storage: the question it was drawing.
+  const prompt = `${CASES["recursive-oneof"].prompt} (asked last)`;
+  const key = await app.execute(
+    "const r = [...document.querySelectorAll('[role=option]')].find((o) => o.textContent.includes(arguments[0])); localStorage.setItem('inbox.renderOpening', r.dataset.key); return r.dataset.key;",
+    [prompt],
+  );
+  assert.match(key, /\/ia_/);
+  await app.quit();
+  app = await driver.session();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+  // The list marks it, and the window opened the next question instead of it.
+  await app.waitForElement(`${row(prompt)}[contains(., 'Could not display')]`, 30000);
+  await app.waitForElement(`${PANE}//article`, 15000);
+  assert.equal((await app.findAll(`${PANE}[contains(., ${literal(prompt)})]`)).length, 0, "the marked question opened by itself");
+  await assertAlive("after a start that skipped the marked question");
+  // The reviewer can still open it on purpose.
+  await open(prompt);
+  await app.waitForElement(CONTROL, 15000);
 });
 
 test("a form whose pattern backtracks catastrophically leaves the window responsive", { timeout: 90_000 }, async () => {
