@@ -87,21 +87,13 @@ fn validate(
                 Err(refuse(ANSWER, "is not one of the question's option values"))
             }
         }
-        AnswerFormat::Form => {
-            if !value.is_object() {
-                return Err(refuse(ANSWER, "a form answer is a JSON object"));
-            }
-            check_value_bounds(
-                value,
-                ANSWER,
-                ANSWER_VALUE_MAX_BYTES,
-                ErrorCode::InvalidAnswer,
-            )?;
-            // Ask-time validation requires a form schema; a record without one constrains
-            // nothing beyond the object shape.
-            validator.map_or(Ok(()), |v| check_against_schema(v, value))
+        AnswerFormat::Form if !value.is_object() => {
+            Err(refuse(ANSWER, "a form answer is a JSON object"))
         }
-        AnswerFormat::External => {
+        // Ask-time validation requires a form schema; a record without one constrains nothing
+        // beyond the object shape. An external answer is the callback's payload, valid
+        // against the schema when one is declared.
+        AnswerFormat::Form | AnswerFormat::External => {
             check_value_bounds(
                 value,
                 ANSWER,
