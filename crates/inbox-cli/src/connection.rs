@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use inbox_client::{ApiClient, Token};
+use inbox_client::{ApiClient, ClientOptions, Token};
 
 /// The role a command acts in; picks the matching token from a local tokens file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,16 @@ pub struct ConnectionArgs {
     /// Data dir of the local server, to find its generated tokens when no token is given.
     #[arg(long, env = "INBOX_DATA_DIR", global = true)]
     pub data_dir: Option<PathBuf>,
+    /// Allow a plain http:// URL to a host that is not this machine. Without it such a URL is
+    /// refused: the token would cross the network unencrypted. (http to loopback is always fine.)
+    /// The env var takes 1/0, true/false, yes/no, on/off.
+    #[arg(
+        long,
+        env = "INBOX_ALLOW_INSECURE_HTTP",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_insecure_http: bool,
 }
 
 impl ConnectionArgs {
@@ -51,7 +61,12 @@ impl ConnectionArgs {
                 })?
             }
         };
-        Ok(ApiClient::new(&self.url, token)?)
+        // Proxies come from HTTP_PROXY/HTTPS_PROXY/ALL_PROXY/NO_PROXY, but never for loopback.
+        let options = ClientOptions {
+            allow_insecure_http: self.allow_insecure_http,
+            ..ClientOptions::default()
+        };
+        Ok(ApiClient::with_options(&self.url, token, &options)?)
     }
 }
 

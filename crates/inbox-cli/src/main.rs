@@ -14,7 +14,9 @@ use clap::{Parser, Subcommand};
     long_about = "Ask people questions and answer them: the Interactions Inbox from a terminal.\n\n\
         `inbox serve` runs the interactions server (SQLite in a data dir, loopback by default).\n\
         Every other command talks to a server: --url / INBOX_URL and --token / INBOX_TOKEN.\n\
-        Without a token, the tokens a local `inbox serve` generated in its data dir are used."
+        Without a token, the tokens a local `inbox serve` generated in its data dir are used.\n\
+        Plain http:// is refused to any host but this machine unless --allow-insecure-http is\n\
+        given; HTTP_PROXY/HTTPS_PROXY/ALL_PROXY/NO_PROXY are followed, but never to loopback."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -227,3 +227,145 @@ fn help_describes_every_command() {
         assert!(text.contains(cmd), "--help lists `{cmd}`");
     }
 }
+
+/// An HTTP proxy that forwards nothing: it records each request head and answers 502.
+struct RecordingProxy {
+    url: String,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl RecordingProxy {
+    fn start() -> RecordingProxy {
+        use std::io::{Read, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let recorded = heads.clone();
+        std::thread::spawn(move || {
+            for mut socket in listener.incoming().flatten() {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                recorded
+                    .lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&head).into_owned());
+                let _ = socket.write_all(
+                    b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+            }
+        });
+        RecordingProxy { url, heads }
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+
+    /// Every proxy variable the client might read, pointing here.
+    fn set_on(&self, cmd: &mut Command) {
+        for name in [
+            "HTTP_PROXY",
+            "http_proxy",
+            "HTTPS_PROXY",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ] {
+            cmd.env(name, &self.url);
+        }
+        cmd.env_remove("NO_PROXY").env_remove("no_proxy");
+    }
+}
+
+#[test]
+fn a_proxy_in_the_environment_never_sees_a_loopback_token() {
+    let server = start_server();
+    let proxy = RecordingProxy::start();
+
+    let mut list = inbox(&server, &["list", "--json"]);
+    proxy.set_on(&mut list);
+    let out = list.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The stream too: tail until one event arrives.
+    let mut tail = inbox(&server, &["tail", "--count", "1"]);
+    proxy.set_on(&mut tail);
+    let mut tail = tail
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(tail.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("stream: online") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "tail ended before it was online"
+        );
+    }
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let asked = run(&server, &["ask", "Tail me?", "--no-wait"]);
+    assert!(asked.status.success());
+    let (code, printed) = exit_code(tail);
+    assert_eq!(code, 0, "tail: {printed}");
+    assert!(printed.contains("\"event\":\"add\""), "{printed}");
+
+    assert_eq!(
+        proxy.heads(),
+        Vec::<String>::new(),
+        "the proxy saw requests"
+    );
+}
+
+#[test]
+fn plain_http_to_another_machine_needs_the_flag_and_then_takes_the_proxy() {
+    let proxy = RecordingProxy::start();
+    let remote = "http://inbox.example.invalid:8790";
+    let list = |extra: &[&str], env_flag: bool| {
+        let mut cmd = Command::new(INBOX);
+        cmd.args(["list", "--url", remote, "--token", "remote-token-0123"])
+            .args(extra)
+            .env_remove("INBOX_URL")
+            .env_remove("INBOX_TOKEN")
+            .env_remove("INBOX_ALLOW_INSECURE_HTTP");
+        if env_flag {
+            cmd.env("INBOX_ALLOW_INSECURE_HTTP", "1");
+        }
+        proxy.set_on(&mut cmd);
+        cmd.output().unwrap()
+    };
+
+    let refused = list(&[], false);
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("inbox.example.invalid") && message.contains("--allow-insecure-http"),
+        "{message}"
+    );
+    assert!(proxy.heads().is_empty(), "sent before refusing");
+
+    // Allowed (by flag, then by env): the request goes out, through the environment's proxy.
+    for (extra, env_flag) in [(&["--allow-insecure-http"][..], false), (&[][..], true)] {
+        let before = proxy.heads().len();
+        let out = list(extra, env_flag);
+        assert_eq!(out.status.code(), Some(1), "the proxy answers 502");
+        let heads = proxy.heads();
+        assert_eq!(heads.len(), before + 1, "{heads:?}");
+        let head = heads.last().unwrap();
+        assert!(
+            head.starts_with("GET http://inbox.example.invalid:8790/api/interactions"),
+            "{head}"
+        );
+    }
+}

@@ -12,6 +12,7 @@ use url::Url;
 
 use crate::error::ClientError;
 use crate::secret::Token;
+use crate::transport::{self, ClientOptions, Route};
 
 /// Talks to one interactions server as one principal.
 #[derive(Clone, Debug)]
@@ -19,6 +20,8 @@ pub struct ApiClient {
     http: reqwest::Client,
     base: Url,
     token: Token,
+    /// Decided once, followed by the requests here and by the stream ([`crate::stream`]).
+    route: Route,
 }
 
 /// What a long-poll `wait` returned.
@@ -38,23 +41,48 @@ pub struct MediaBody {
 }
 
 impl ApiClient {
-    /// `base_url` is the server origin, e.g. `http://127.0.0.1:8790`.
+    /// `base_url` is the server origin, e.g. `http://127.0.0.1:8790`; default [`ClientOptions`]
+    /// (proxy from the environment, plain http only to this machine).
     pub fn new(base_url: &str, token: Token) -> Result<Self, ClientError> {
+        ApiClient::with_options(base_url, token, &ClientOptions::default())
+    }
+
+    /// As [`ApiClient::new`], with the caller's say on plain http and proxies.
+    pub fn with_options(
+        base_url: &str,
+        token: Token,
+        options: &ClientOptions,
+    ) -> Result<Self, ClientError> {
         let base = Url::parse(base_url).map_err(|e| ClientError::InvalidUrl {
             url: base_url.to_owned(),
             reason: e.to_string(),
         })?;
-        if !matches!(base.scheme(), "http" | "https") {
-            return Err(ClientError::InvalidUrl {
-                url: base_url.to_owned(),
-                reason: "the scheme must be http or https".into(),
-            });
-        }
-        let http = reqwest::Client::builder()
+        transport::check_url(&base, options)?;
+        let route = transport::route_from_process(&base, &options.proxy)?;
+        let builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(ClientError::Transport)?;
-        Ok(ApiClient { http, base, token })
+            // The contract has no redirects; following one could carry a request to another
+            // origin or down to plain http.
+            .redirect(reqwest::redirect::Policy::none());
+        let builder = match &route {
+            // `no_proxy` also stops reqwest reading the environment by its own rules.
+            Route::Direct => builder.no_proxy(),
+            Route::Proxy(proxy) => {
+                builder.proxy(reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
+                    ClientError::InvalidProxy {
+                        source_name: "the proxy setting".into(),
+                        reason: e.to_string(),
+                    }
+                })?)
+            }
+        };
+        let http = builder.build().map_err(ClientError::Transport)?;
+        Ok(ApiClient {
+            http,
+            base,
+            token,
+            route,
+        })
     }
 
     pub fn base_url(&self) -> &Url {
@@ -63,6 +91,11 @@ impl ApiClient {
 
     pub fn token(&self) -> &Token {
         &self.token
+    }
+
+    /// Direct or through which proxy; the stream takes the same route.
+    pub fn route(&self) -> &Route {
+        &self.route
     }
 
     fn url(&self, path: &str) -> Url {

@@ -20,6 +20,15 @@ pub enum ClientError {
     /// The configured server URL is not usable.
     #[error("invalid server URL `{url}`: {reason}")]
     InvalidUrl { url: String, reason: String },
+    /// Plain `http://` to another machine: the token would cross the network in the clear.
+    #[error(
+        "refusing to send the token over plain http to `{host}`: use https, or pass \
+         --allow-insecure-http (INBOX_ALLOW_INSECURE_HTTP=1) if that network is trusted"
+    )]
+    InsecureHttp { host: String },
+    /// The proxy named by the environment (`source`, e.g. `$HTTPS_PROXY`) is not usable.
+    #[error("invalid proxy in {source_name}: {reason}")]
+    InvalidProxy { source_name: String, reason: String },
 }
 
 impl ClientError {

@@ -4,6 +4,7 @@
 //! - [`api`]: the typed HTTP client, one method per door.
 //! - [`stream`]: one SSE connection (keepalive timeout, `retry:`, 401 told apart).
 //! - [`backoff`]: capped exponential backoff with full jitter.
+//! - [`transport`]: which servers get a token, over which route (proxy, loopback, plain http).
 //! - [`connection`]: a resuming stream subscription (`inbox tail`).
 //! - [`engine`]: the sync engine — one always-true inbox per account.
 //! - [`outbox`]: answers kept on disk until the server ruled on them.
@@ -20,6 +21,7 @@ pub mod keyring;
 pub mod outbox;
 pub mod secret;
 pub mod stream;
+pub mod transport;
 
 pub use accounts::{Account, AccountList};
 pub use api::{ApiClient, MediaBody, WaitOutcome, new_idempotency_key};
@@ -28,3 +30,4 @@ pub use engine::{Engine, EngineConfig, EngineError};
 pub use error::ClientError;
 pub use keyring::Keyring;
 pub use secret::Token;
+pub use transport::{ClientOptions, ProxySetting};

@@ -19,6 +19,7 @@ use launchdarkly_sdk_transport::HyperTransport;
 
 use crate::api::ApiClient;
 use crate::error::ClientError;
+use crate::transport::Route;
 
 /// How long a connection may stay silent before it counts as dead (three keepalive periods).
 pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(45);
@@ -129,17 +130,13 @@ impl SseConnection {
         if let Some(id) = last_event_id.filter(|id| !id.is_empty()) {
             builder = builder.last_event_id(id.to_owned());
         }
-        let loopback = url.host_str().is_some_and(|h| {
-            h == "localhost"
-                || h.parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-                || h == "[::1]"
-        });
         let mut transport = HyperTransport::builder().connect_timeout(CONNECT_TIMEOUT);
-        // A proxy from the environment must never sit between us and a server on this machine.
-        if loopback {
-            transport = transport.disable_proxy();
-        }
+        // The route the API client decided (never a proxy to a server on this machine); the
+        // transport's own reading of the environment is switched off either way.
+        transport = match api.route() {
+            Route::Direct => transport.disable_proxy(),
+            Route::Proxy(proxy) => transport.proxy_url(proxy.to_string()),
+        };
         let frames = if url.scheme() == "https" {
             let transport = transport
                 .build_https()

@@ -105,7 +105,7 @@ pub(crate) fn spawn(
     config: Arc<EngineConfig>,
     publisher: Publisher,
 ) -> Result<AccountHandle, EngineError> {
-    let api = ApiClient::new(&account.server_url, token)?;
+    let api = ApiClient::with_options(&account.server_url, token, &config.client)?;
     let dir = config.state_dir.join(&account.id);
     let mut outbox = Outbox::open(dir.join("outbox"))?;
     let cutoff = Utc::now() - chrono::Duration::days(VERDICT_RETENTION_DAYS);
@@ -317,17 +317,20 @@ impl AccountTask {
                 }
             }
             Command::Network { online } => self.network(online),
-            Command::SignIn { token } => match ApiClient::new(&self.account.server_url, token) {
-                Ok(api) => {
-                    info!(account = %self.account.id, "signed in again");
-                    self.api = api;
-                    self.backoff.reset();
-                    self.apply(Input::Start);
+            Command::SignIn { token } => {
+                match ApiClient::with_options(&self.account.server_url, token, &self.config.client)
+                {
+                    Ok(api) => {
+                        info!(account = %self.account.id, "signed in again");
+                        self.api = api;
+                        self.backoff.reset();
+                        self.apply(Input::Start);
+                    }
+                    Err(e) => {
+                        error!(account = %self.account.id, error = %e, "cannot use the new token")
+                    }
                 }
-                Err(e) => {
-                    error!(account = %self.account.id, error = %e, "cannot use the new token")
-                }
-            },
+            }
             Command::Client(reply) => {
                 let _ = reply.send(self.api.clone());
             }

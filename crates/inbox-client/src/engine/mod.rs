@@ -40,6 +40,7 @@ use crate::keyring::{Keyring, KeyringError};
 use crate::outbox::{OutboxAction, OutboxEntry, OutboxError};
 use crate::secret::Token;
 use crate::stream::DEFAULT_KEEPALIVE_TIMEOUT;
+use crate::transport::ClientOptions;
 
 use account::{AccountHandle, Command};
 
@@ -56,6 +57,8 @@ pub struct EngineConfig {
     pub page_limit: usize,
     /// Changes are gathered this long before one batch is published.
     pub coalesce_window: Duration,
+    /// How each account's server is reached (proxy, plain http).
+    pub client: ClientOptions,
 }
 
 impl EngineConfig {
@@ -66,6 +69,7 @@ impl EngineConfig {
             keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
             page_limit: inbox_protocol::caps::PAGE_LIMIT_MAX,
             coalesce_window: Duration::from_millis(25),
+            client: ClientOptions::default(),
         }
     }
 }
