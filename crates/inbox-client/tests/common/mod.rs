@@ -145,6 +145,8 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
         store
             .insert_ask(NewAsk {
                 interaction,
+                // Seeded past the server's per-asker cap: these tests are about the client.
+                pending_limit: usize::MAX,
                 media: vec![],
                 ticket: None,
             })
