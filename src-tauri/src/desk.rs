@@ -51,8 +51,11 @@ impl Desk {
     /// the local server and follow it. Call inside the async runtime.
     pub async fn open(options: &LaunchOptions, default_data_dir: PathBuf) -> anyhow::Result<Desk> {
         let data_dir = options.data_dir.clone().unwrap_or(default_data_dir);
-        std::fs::create_dir_all(&data_dir)
+        // Accounts, settings, queued answers: the data dir is the reviewer's alone (0700).
+        inbox_client::private_files::create_dir(&data_dir)
             .with_context(|| format!("create {}", data_dir.display()))?;
+        inbox_client::private_files::fix_file(&accounts_file(&data_dir))
+            .with_context(|| format!("narrow {}", accounts_file(&data_dir).display()))?;
         let settings = SettingsFile::load(&data_dir);
         let presence = Arc::new(Presence::default());
         presence.set_do_not_disturb(settings.settings.do_not_disturb);

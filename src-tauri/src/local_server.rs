@@ -22,7 +22,7 @@ pub struct LocalServer {
 impl LocalServer {
     /// Start the server on `127.0.0.1:0` with its data in `data_dir`.
     pub async fn start(data_dir: &Path) -> anyhow::Result<LocalServer> {
-        std::fs::create_dir_all(data_dir)
+        inbox_client::private_files::create_dir(data_dir)
             .with_context(|| format!("create {}", data_dir.display()))?;
         let bind = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
         let server = inbox_server::start(ServerConfig::new(bind, data_dir.to_owned()))

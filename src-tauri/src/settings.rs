@@ -1,18 +1,20 @@
 //! The app's own settings file (`settings.json` in the data dir): Do not disturb, and the askers
-//! whose remote images the reviewer allowed. Accounts live in `accounts.json` (inbox-client),
+//! whose remote media the reviewer allowed. Accounts live in `accounts.json` (inbox-client),
 //! tokens in the keyring — never here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use inbox_client::private_files;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub do_not_disturb: bool,
-    /// Account id → askers whose remote (https) images load without asking again.
+    /// Account id → askers whose remote (https) images, video and audio load without asking
+    /// again. (Named when it covered images only; the key stays so saved files still read.)
     pub remote_image_senders: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -28,6 +30,10 @@ impl SettingsFile {
     /// (settings are conveniences: losing them must not stop the app).
     pub fn load(dir: &Path) -> SettingsFile {
         let path = dir.join("settings.json");
+        // Who the reviewer trusts is theirs alone; an older version wrote this file 0644.
+        if let Err(e) = private_files::fix_file(&path) {
+            tracing::warn!(path = %path.display(), error = %e, "could not narrow the settings file to 0600");
+        }
         let settings = match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
                 tracing::warn!(path = %path.display(), error = %e, "settings unreadable; using defaults");
@@ -38,14 +44,11 @@ impl SettingsFile {
         SettingsFile { path, settings }
     }
 
-    /// Write atomically (temporary file, then rename).
+    /// Write atomically (temporary file, then rename), 0600 from the start.
     pub fn save(&self) -> anyhow::Result<()> {
-        let tmp = self.path.with_extension("json.tmp");
         let text = serde_json::to_vec_pretty(&self.settings)?;
-        std::fs::write(&tmp, text).with_context(|| format!("write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path)
-            .with_context(|| format!("replace {}", self.path.display()))?;
-        Ok(())
+        private_files::write_atomically(&self.path, &text)
+            .with_context(|| format!("write {}", self.path.display()))
     }
 }
 
@@ -68,5 +71,23 @@ mod tests {
         assert_eq!(SettingsFile::load(dir.path()).settings, file.settings);
         std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
         assert_eq!(SettingsFile::load(dir.path()).settings, Settings::default());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_settings_file_is_private_and_an_old_open_one_is_narrowed() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let mut file = SettingsFile::load(dir.path());
+        file.settings.do_not_disturb = true;
+        file.save().unwrap();
+        assert_eq!(mode(&path), 0o600);
+
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let reloaded = SettingsFile::load(dir.path());
+        assert_eq!(mode(&path), 0o600);
+        assert!(reloaded.settings.do_not_disturb, "narrowed, not lost");
     }
 }

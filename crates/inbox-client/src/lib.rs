@@ -8,6 +8,7 @@
 //! - [`connection`]: a resuming stream subscription (`inbox tail`).
 //! - [`engine`]: the sync engine — one always-true inbox per account.
 //! - [`outbox`]: answers kept on disk until the server ruled on them.
+//! - [`private_files`]: everything written to disk is 0700 / 0600.
 //! - [`accounts`], [`keyring`]: the servers followed, and their tokens in the OS keyring.
 
 pub mod accounts;
@@ -19,6 +20,7 @@ pub mod engine;
 pub mod error;
 pub mod keyring;
 pub mod outbox;
+pub mod private_files;
 pub mod secret;
 pub mod stream;
 pub mod transport;

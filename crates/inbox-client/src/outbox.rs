@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -22,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::api::new_idempotency_key;
+use crate::private_files;
 
 /// What the reviewer gave.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,7 +121,8 @@ impl Outbox {
     /// an unreadable entry is set aside as `*.corrupt` and reported, never silently dropped.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Outbox, OutboxError> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        // What the reviewer answered is nobody else's business: 0700 here, 0600 per entry.
+        private_files::create_dir(&dir).map_err(|e| io_error(&dir, e))?;
         let mut entries = BTreeMap::new();
         for item in fs::read_dir(&dir).map_err(|e| io_error(&dir, e))? {
             let path = item.map_err(|e| io_error(&dir, e))?.path();
@@ -131,6 +132,10 @@ impl Outbox {
             if name.ends_with(".tmp") {
                 let _ = fs::remove_file(&path);
                 continue;
+            }
+            if name.ends_with(SUFFIX) || name.ends_with(".corrupt") {
+                // Written by a version that left entries readable by others.
+                private_files::fix_file(&path).map_err(|e| io_error(&path, e))?;
             }
             let Some(key) = name.strip_suffix(SUFFIX) else {
                 continue;
@@ -289,22 +294,8 @@ impl Outbox {
     fn write(&self, entry: &OutboxEntry) -> Result<(), OutboxError> {
         let bytes = serde_json::to_vec_pretty(entry)?;
         let path = self.path_of(&entry.key);
-        write_atomically(&path, &bytes).map_err(|e| io_error(&path, e))
+        private_files::write_atomically(&path, &bytes).map_err(|e| io_error(&path, e))
     }
-}
-
-/// Replace `path` with `bytes` so that a crash leaves either the old or the new content.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut file = fs::File::create(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    fs::rename(&tmp, path)?;
-    // The rename itself is only durable once the directory is.
-    if let Some(parent) = path.parent() {
-        fs::File::open(parent)?.sync_all()?;
-    }
-    Ok(())
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> OutboxError {
@@ -440,6 +431,32 @@ mod tests {
             dir.path().join("deadbeef.corrupt").exists(),
             "set aside, not deleted"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_outbox_is_readable_by_its_owner_only_even_when_an_older_version_left_it_open() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("account/outbox");
+        let mut outbox = Outbox::open(&dir).unwrap();
+        let entry = outbox.enqueue("ia_1", answer(json!(true))).unwrap();
+        let file = dir.join(format!("{}{SUFFIX}", entry.key));
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&root.path().join("account")), 0o700);
+        assert_eq!(mode(&file), 0o600);
+        outbox.record_attempt(&entry.key).unwrap();
+        assert_eq!(mode(&file), 0o600, "a rewritten entry stays private");
+        drop(outbox);
+
+        // As an older version left them.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+        let reopened = Outbox::open(&dir).unwrap();
+        assert_eq!(reopened.entries().len(), 1);
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&file), 0o600);
     }
 
     #[test]

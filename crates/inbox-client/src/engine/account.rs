@@ -22,7 +22,7 @@ use crate::accounts::Account;
 use crate::api::ApiClient;
 use crate::backoff::{Backoff, BackoffPolicy};
 use crate::error::ClientError;
-use crate::outbox::{Outbox, OutboxAction, OutboxEntry};
+use crate::outbox::{Outbox, OutboxAction, OutboxEntry, OutboxError};
 use crate::secret::Token;
 use crate::stream::{SseConnection, StreamEnd, StreamSignal};
 
@@ -107,6 +107,13 @@ pub(crate) fn spawn(
 ) -> Result<AccountHandle, EngineError> {
     let api = ApiClient::with_options(&account.server_url, token, &config.client)?;
     let dir = config.state_dir.join(&account.id);
+    // Created (or narrowed) one level at a time: the outbox below only narrows its own dir.
+    for private in [&config.state_dir, &dir] {
+        crate::private_files::create_dir(private).map_err(|e| OutboxError::Io {
+            path: private.clone(),
+            source: e,
+        })?;
+    }
     let mut outbox = Outbox::open(dir.join("outbox"))?;
     let cutoff = Utc::now() - chrono::Duration::days(VERDICT_RETENTION_DAYS);
     if let Err(e) = outbox.prune_settled(cutoff) {

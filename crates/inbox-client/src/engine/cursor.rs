@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::outbox::write_atomically;
+use crate::private_files::write_atomically;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
@@ -31,6 +31,10 @@ impl CursorFile {
     /// The persisted position; an unreadable file means "start at the tail" (the paged list
     /// reconciles the rest), and is logged.
     pub(crate) fn load(&mut self) -> Option<String> {
+        // Saved 0600 (`write_atomically`); an older version's 0644 file is narrowed here.
+        if let Err(e) = crate::private_files::fix_file(&self.path) {
+            tracing::warn!(file = %self.path.display(), error = %e, "cannot narrow the stream position file");
+        }
         let bytes = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
