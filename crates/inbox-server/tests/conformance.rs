@@ -46,6 +46,7 @@ fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
             created_at: Utc::now(),
             answer: None,
             metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
+            park_id: None,
         },
         media: vec![],
         ticket: None,

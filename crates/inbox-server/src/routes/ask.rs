@@ -84,6 +84,7 @@ pub async fn ask(
         created_at: now,
         answer: None,
         metadata: req.metadata.unwrap_or_default(),
+        park_id: None,
     };
     let stored = state
         .store()

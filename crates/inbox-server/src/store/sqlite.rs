@@ -572,6 +572,7 @@ mod tests {
                 created_at: Utc::now(),
                 answer: None,
                 metadata: Default::default(),
+                park_id: None,
             },
             media: vec![],
             ticket: None,
