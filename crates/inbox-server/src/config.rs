@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+/// `--park-retention` when not given: 30 days.
+pub const DEFAULT_PARK_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -44,6 +47,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// The longest a callback ticket lives; it dies sooner with its question's deadline.
     pub ticket_max_ttl: Duration,
+    /// How far ahead a park's `expiry_at` may lie; `None` keeps parks forever (no horizon).
+    pub park_retention: Option<Duration>,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -66,6 +71,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("max_connections", &self.max_connections)
             .field("ticket_max_ttl", &self.ticket_max_ttl)
+            .field("park_retention", &self.park_retention)
             .finish()
     }
 }
@@ -88,6 +94,7 @@ impl ServerConfig {
             idle_timeout: Duration::from_secs(60),
             max_connections: 512,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
+            park_retention: Some(DEFAULT_PARK_RETENTION),
         }
     }
 }

@@ -5,6 +5,8 @@
 //! The Redis half needs `INBOX_TEST_REDIS_URL` (see `redis_env`); each test uses its own key
 //! prefix, so the whole suite runs in parallel on one Redis.
 
+#[path = "conformance/parks.rs"]
+mod parks;
 mod redis_env;
 
 use std::collections::HashSet;
@@ -933,7 +935,68 @@ macro_rules! conformance {
     };
 }
 
+use parks::{
+    a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
+    concurrent_claims_have_one_winner, sibling_races_resolve_a_park_once,
+};
+
+/// Redis only: two workers (two stores on one prefix) settle the siblings of each park at the
+/// same moment; across both, each park moves exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_two_workers_resolve_a_park_once() {
+    let test = "redis_two_workers_park";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    let a: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
+    let b: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
+    let (mut heard_a, mut heard_b) = (a.subscribe_parks(), b.subscribe_parks());
+    const PARKS: usize = 20;
+    let later = Utc::now() + chrono::Duration::hours(1);
+    for p in 0..PARKS {
+        let park = parks::park_of(
+            &format!("pk_w{p}"),
+            &[later, later],
+            inbox_protocol::Continuation::Claim {},
+        );
+        a.insert_park(park).await.unwrap();
+    }
+    let mut tasks = Vec::new();
+    for p in 0..PARKS {
+        for (q, store) in [(0, a.clone()), (1, b.clone())] {
+            tasks.push(tokio::spawn(async move {
+                store
+                    .resolve(&format!("pk_w{p}_q{q}"), answer("alice", json!(true)), None)
+                    .await
+                    .unwrap()
+            }));
+        }
+    }
+    for task in tasks {
+        assert!(matches!(task.await.unwrap(), ResolveOutcome::Resolved(_)));
+    }
+    let mut moved = Vec::new();
+    for rx in [&mut heard_a, &mut heard_b] {
+        while let Ok(park) = rx.try_recv() {
+            moved.push(park.id);
+        }
+    }
+    moved.sort();
+    let mut want: Vec<_> = (0..PARKS).map(|p| format!("pk_w{p}")).collect();
+    want.sort();
+    assert_eq!(moved, want, "each park moved once, on one worker");
+    for p in 0..PARKS {
+        let park = b.get_park(&format!("pk_w{p}")).await.unwrap().unwrap();
+        assert_eq!(park.resolutions.len(), 2);
+    }
+}
+
 conformance! {
+    a_park_resolves_once_in_every_order => 1000,
+    a_park_is_stored_whole_or_not_at_all => 1000,
+    concurrent_claims_have_one_winner => 1000,
+    sibling_races_resolve_a_park_once => 1000,
     paging_has_no_duplicates_or_gaps => 1000,
     resolve_has_a_single_winner => 1000,
     idempotent_repeat_replays => 1000,

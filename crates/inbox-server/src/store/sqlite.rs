@@ -3,20 +3,22 @@
 //! publishes its events to the live bus while the connection is still held, so live events
 //! leave in exactly the order of their sequence numbers.
 
+mod park;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, RemovedReason, ResetReason, Status, StreamEvent,
+    Interaction, InteractionPage, Park, RemovedReason, ResetReason, Status, StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
-    EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
+    ClaimOutcome, EventsAfter, IdempotencyClaim, NewAsk, NewPark, PageQuery, Resolution,
+    ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -73,6 +75,8 @@ struct Inner {
     conn: Mutex<Connection>,
     retention: i64,
     live: broadcast::Sender<StoredEvent>,
+    /// Parks this store moved to `resolved`, published after the commit that moved them.
+    parks: broadcast::Sender<Park>,
 }
 
 impl SqliteStore {
@@ -95,13 +99,16 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(park::SCHEMA)?;
         migrate_plain_tickets(&mut conn)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        let (parks, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
                 retention: i64::try_from(events_retention.max(1)).unwrap_or(i64::MAX),
                 live,
+                parks,
             }),
         })
     }
@@ -155,6 +162,17 @@ impl Inner {
             // An error only means nobody is listening right now.
             let _ = self.live.send(event);
         }
+    }
+
+    /// Publish the parks committed transactions moved to `resolved` (once each: only the
+    /// transaction that moved a park names it).
+    fn publish_parks(&self, conn: &Connection, moved: Vec<String>) -> Result<(), StoreError> {
+        for id in moved {
+            if let Some(park) = park::load(conn, &id)? {
+                let _ = self.parks.send(park);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -392,6 +410,8 @@ impl Store for SqliteStore {
                 return Ok(current.map_or(ResolveOutcome::NotFound, ResolveOutcome::AlreadyFinal));
             }
             let stored = inner.append_event(&tx, event)?;
+            // In this transaction: the park's "last one resolved" commits with the question.
+            let moved = park::record(&tx, &ia, now)?;
             if let Some(claim) = &claim {
                 tx.execute(
                     "INSERT INTO idempotency (interaction_id, key, fingerprint, body) VALUES (?1, ?2, ?3, ?4)",
@@ -400,6 +420,7 @@ impl Store for SqliteStore {
             }
             tx.commit()?;
             inner.publish(vec![stored]);
+            inner.publish_parks(conn, moved.into_iter().collect())?;
             Ok(ResolveOutcome::Resolved(ia))
         })
         .await
@@ -420,11 +441,13 @@ impl Store for SqliteStore {
             };
             let mut events = Vec::with_capacity(due.len());
             let mut ids = Vec::with_capacity(due.len());
+            let mut moved = Vec::new();
             for body in due {
                 let ia: Interaction = serde_json::from_str(&body)?;
                 let (ia, event) = transition::remove(ia, RemovedReason::Expired);
                 if save_status(&tx, &ia)? {
                     events.push(inner.append_event(&tx, event)?);
+                    moved.extend(park::record(&tx, &ia, now)?);
                     ids.push(ia.id);
                 }
             }
@@ -434,6 +457,7 @@ impl Store for SqliteStore {
             )?;
             tx.commit()?;
             inner.publish(events);
+            inner.publish_parks(conn, moved)?;
             Ok(ids)
         })
         .await
@@ -542,6 +566,43 @@ impl Store for SqliteStore {
             Ok(())
         })
         .await
+    }
+
+    async fn insert_park(&self, new: NewPark) -> Result<Park, StoreError> {
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Any failing row rolls the whole park back: all questions or none.
+            let events = park::insert(&tx, inner, &new)?;
+            tx.commit()?;
+            inner.publish(events);
+            Ok(new.park)
+        })
+        .await
+    }
+
+    async fn get_park(&self, id: &str) -> Result<Option<Park>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| park::load(conn, &id)).await
+    }
+
+    async fn claim_park(
+        &self,
+        id: &str,
+        claim: Option<IdempotencyClaim>,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let outcome = park::claim(&tx, &id, claim.as_ref(), now)?;
+            tx.commit()?;
+            Ok(outcome)
+        })
+        .await
+    }
+
+    fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
+        self.inner.parks.subscribe()
     }
 }
 
