@@ -78,6 +78,11 @@ pub const WAIT_MAX_SECONDS: u64 = 60;
 pub const CALLBACK_BODY_MAX_BYTES: usize = 64 * 1024;
 /// Bytes of a verifier's secret on an external question.
 pub const VERIFIER_SECRET_MAX_BYTES: usize = 1_024;
+/// Questions in one park (`POST /api/parks`, `asks`).
+pub const PARK_MAX_ASKS: usize = 50;
+/// Characters of a webhook continuation's `url`.
+pub const WEBHOOK_URL_MAX_CHARS: usize = 2_048;
+
 /// How far a Standard Webhooks `webhook-timestamp` may be from the server's clock (replay guard).
 pub const SIGNATURE_TOLERANCE_SECONDS: i64 = 5 * 60;
 

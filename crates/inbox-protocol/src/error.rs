@@ -46,6 +46,14 @@ pub enum ErrorCode {
     /// The asker already has `PENDING_PER_ASKER_MAX` questions pending; one must be resolved
     /// or withdrawn first.
     TooManyPending,
+    /// A park question's `expiry_at` lies beyond the server's park retention horizon.
+    BeyondRetention,
+    /// The park's resume was already taken by an earlier claim.
+    AlreadyClaimed,
+    /// The park still has questions pending; nothing to claim yet.
+    NotResolved,
+    /// The park resumes another way (a webhook); it cannot be claimed.
+    NotClaimable,
     /// The store could not be reached.
     Unavailable,
     /// Something failed on the server; details are in its log, not here.
@@ -64,11 +72,16 @@ impl ErrorCode {
             | ErrorCode::InvalidMedia
             | ErrorCode::MediaTooLarge
             | ErrorCode::InvalidAnswer
-            | ErrorCode::InvalidQuery => 400,
+            | ErrorCode::InvalidQuery
+            | ErrorCode::BeyondRetention => 400,
             ErrorCode::Unauthorized | ErrorCode::InvalidSignature => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
-            ErrorCode::AlreadyAnswered | ErrorCode::IdempotencyConflict => 409,
+            ErrorCode::AlreadyAnswered
+            | ErrorCode::IdempotencyConflict
+            | ErrorCode::AlreadyClaimed
+            | ErrorCode::NotResolved
+            | ErrorCode::NotClaimable => 409,
             ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::HostNotAllowed => 421,
@@ -99,6 +112,10 @@ impl ErrorCode {
             ErrorCode::InvalidSignature => "invalid_signature",
             ErrorCode::HostNotAllowed => "host_not_allowed",
             ErrorCode::TooManyPending => "too_many_pending",
+            ErrorCode::BeyondRetention => "beyond_retention",
+            ErrorCode::AlreadyClaimed => "already_claimed",
+            ErrorCode::NotResolved => "not_resolved",
+            ErrorCode::NotClaimable => "not_claimable",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }

@@ -43,6 +43,10 @@ pub struct Interaction {
     /// Opaque, bounded, display-only (run id, tool_call_id, reason...).
     #[ts(type = "Record<string, unknown>")]
     pub metadata: Map<String, Value>,
+    /// The park this question belongs to (every async question is in one); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub park_id: Option<String>,
 }
 
 impl Interaction {

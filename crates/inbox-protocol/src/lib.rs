@@ -14,6 +14,7 @@ pub mod event;
 pub mod interaction;
 pub mod media;
 pub mod page;
+pub mod park;
 pub mod resolve;
 pub mod typescript;
 pub mod validate;
@@ -28,6 +29,10 @@ pub use interaction::{
 };
 pub use media::{MediaItem, MediaKind};
 pub use page::{InteractionPage, StatusFilter};
+pub use park::{
+    Continuation, Park, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
+    ResolutionStatus,
+};
 pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};
 pub use verifier::{SignatureEncoding, Verifier};
 
@@ -37,6 +42,8 @@ pub mod paths {
     pub const STREAM: &str = "/api/interactions/stream";
     pub const MEDIA_PREFIX: &str = "/api/interactions/media/";
     pub const CALLBACK_PREFIX: &str = "/api/interactions/callback/";
+    /// `POST` parks; `/{id}`, `/{id}/wait`, `/{id}/claim` below it.
+    pub const PARKS: &str = "/api/parks";
     pub const HEALTHZ: &str = "/healthz";
     pub const READYZ: &str = "/readyz";
     /// Header carrying the client's idempotency key on answer and decline.

@@ -18,6 +18,9 @@ pub fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     crate::StatusFilter::export_all_to(dir)?;
     crate::StreamEvent::export_all_to(dir)?;
     crate::ErrorBody::export_all_to(dir)?;
+    crate::ParkRequest::export_all_to(dir)?;
+    crate::ParkResponse::export_all_to(dir)?;
+    crate::ParkResolvedHook::export_all_to(dir)?;
     Ok(())
 }
 

@@ -1094,6 +1094,7 @@ fn question(body: Value) -> Interaction {
         created_at: now(),
         answer: None,
         metadata: req.metadata.unwrap_or_default(),
+        park_id: None,
     }
 }
 

@@ -35,6 +35,15 @@ impl Principal {
         }
     }
 
+    /// Whether this principal parked `park` (an admin counts as every asker).
+    pub fn is_asker_of_park(&self, park: &inbox_protocol::Park) -> bool {
+        match self.role {
+            Role::Admin => true,
+            Role::Asker => park.asker == self.name,
+            Role::Reviewer => false,
+        }
+    }
+
     /// Whether this principal asked `interaction` (an admin counts as every asker).
     pub fn is_asker_of(&self, interaction: &Interaction) -> bool {
         match self.role {

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+/// `--park-retention` when not given: 30 days.
+pub const DEFAULT_PARK_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -47,6 +50,8 @@ pub struct ServerConfig {
     /// How long a resolved question is kept before the sweeper prunes it (with its media,
     /// ticket and idempotency records); `None` keeps everything forever.
     pub resolved_retention: Option<Duration>,
+    /// How far ahead a park's `expiry_at` may lie; `None` keeps parks forever (no horizon).
+    pub park_retention: Option<Duration>,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -70,6 +75,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_connections", &self.max_connections)
             .field("ticket_max_ttl", &self.ticket_max_ttl)
             .field("resolved_retention", &self.resolved_retention)
+            .field("park_retention", &self.park_retention)
             .finish()
     }
 }
@@ -93,6 +99,7 @@ impl ServerConfig {
             max_connections: 512,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
             resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
+            park_retention: Some(DEFAULT_PARK_RETENTION),
         }
     }
 }

@@ -29,6 +29,11 @@ pub fn interaction_id() -> String {
     format!("ia_{}", random_base32(16))
 }
 
+/// `pk_` + 128 random bits.
+pub fn park_id() -> String {
+    format!("pk_{}", random_base32(16))
+}
+
 /// `md_` + 128 random bits; the id is the capability of the public media door.
 pub fn media_id() -> String {
     format!("md_{}", random_base32(16))

@@ -32,7 +32,7 @@ mod ticket;
 mod tokens_file;
 mod validation;
 
-pub use config::{Role, ServerConfig, TokenSpec, TokenSpecError};
+pub use config::{DEFAULT_PARK_RETENTION, Role, ServerConfig, TokenSpec, TokenSpecError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
 pub use state::AppState;
 

@@ -189,6 +189,11 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
             allowed_hosts,
             body_read_timeout: config.body_read_timeout,
             ticket_max_ttl: config.ticket_max_ttl,
+            park_retention: inbox_protocol::validate::Retention(
+                config
+                    .park_retention
+                    .map(|d| chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)),
+            ),
         },
     );
     let sweeper = sweeper::spawn(

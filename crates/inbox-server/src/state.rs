@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use inbox_protocol::validate::Retention;
 use tokio::sync::watch;
 
 use crate::auth::Tokens;
@@ -36,6 +37,8 @@ pub(crate) struct Settings {
     pub allowed_hosts: AllowedHosts,
     pub body_read_timeout: Duration,
     pub ticket_max_ttl: Duration,
+    /// How far ahead a park's `expiry_at` may lie (`--park-retention`).
+    pub park_retention: Retention,
 }
 
 impl AppState {
@@ -51,6 +54,7 @@ impl AppState {
                 allowed_hosts: AllowedHosts::loopback_and(public_base_url),
                 body_read_timeout: Duration::from_secs(30),
                 ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
+                park_retention: Retention::DEFAULT,
             },
         )
     }
@@ -88,6 +92,12 @@ impl AppState {
     pub(crate) fn ticket_max_ttl(&self) -> Duration {
         self.inner.settings.ticket_max_ttl
     }
+
+    /// The park retention horizon asks are checked against.
+    pub(crate) fn park_retention(&self) -> Retention {
+        self.inner.settings.park_retention
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
     }

@@ -144,6 +144,7 @@ mod tests {
             created_at: Utc::now(),
             answer: None,
             metadata: Default::default(),
+            park_id: None,
         }
     }
 

@@ -5,6 +5,8 @@
 //! The Redis half needs `INBOX_TEST_REDIS_URL` (see `redis_env`); each test uses its own key
 //! prefix, so the whole suite runs in parallel on one Redis.
 
+#[path = "conformance/parks.rs"]
+mod parks;
 mod redis_env;
 
 use std::collections::HashSet;
@@ -14,8 +16,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
-    AnswerFormat, Interaction, InteractionKind, MediaItem, MediaKind, Mode, RemovedEvent,
-    RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
+    AnswerFormat, Continuation, Interaction, InteractionKind, MediaItem, MediaKind, Mode,
+    RemovedEvent, RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
     EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore, Resolution,
@@ -46,6 +48,7 @@ fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
             created_at: Utc::now(),
             answer: None,
             metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
+            park_id: None,
         },
         pending_limit: usize::MAX,
         media: vec![],
@@ -746,6 +749,50 @@ async fn the_pending_limit_holds_per_asker(store: Arc<dyn Store>) {
     ));
 }
 
+/// A park's questions count against their asker's pending limit, all together: a park that
+/// would pass it is refused whole, and its settled questions make room again.
+async fn parks_count_against_the_pending_limit(store: Arc<dyn Store>) {
+    let at = Utc::now() + chrono::Duration::hours(1);
+    let limited = |mut park: inbox_server::store::NewPark| {
+        for ask in &mut park.asks {
+            ask.pending_limit = 4;
+        }
+        park
+    };
+    for i in 0..2 {
+        let mut ask = question(&format!("ia_lone{i}"), None);
+        ask.pending_limit = 4;
+        store.insert_ask(ask).await.unwrap();
+    }
+    let too_big = limited(parks::park_of(
+        "pk_big",
+        &[at, at, at],
+        Continuation::Claim {},
+    ));
+    assert!(matches!(
+        store.insert_park(too_big).await,
+        Err(StoreError::PendingLimit { limit: 4 })
+    ));
+    assert_eq!(
+        store.get("pk_big_q0").await.unwrap(),
+        None,
+        "nothing stored"
+    );
+    let fits = limited(parks::park_of("pk_fits", &[at, at], Continuation::Claim {}));
+    store.insert_park(fits).await.unwrap();
+    let mut one_more = question("ia_over", None);
+    one_more.pending_limit = 4;
+    assert!(matches!(
+        store.insert_ask(one_more.clone()).await,
+        Err(StoreError::PendingLimit { .. })
+    ));
+    store
+        .resolve("pk_fits_q0", answer("alice", json!(true)), None)
+        .await
+        .unwrap();
+    store.insert_ask(one_more).await.unwrap();
+}
+
 /// Resolved questions older than the cut are pruned with their media and idempotency records
 /// and announced; pending and newer ones stay.
 async fn resolved_questions_are_pruned_with_what_they_kept(store: Arc<dyn Store>) {
@@ -1049,7 +1096,68 @@ macro_rules! conformance {
     };
 }
 
+use parks::{
+    a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
+    concurrent_claims_have_one_winner, sibling_races_resolve_a_park_once,
+};
+
+/// Redis only: two workers (two stores on one prefix) settle the siblings of each park at the
+/// same moment; across both, each park moves exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_two_workers_resolve_a_park_once() {
+    let test = "redis_two_workers_park";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    let a: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
+    let b: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
+    let (mut heard_a, mut heard_b) = (a.subscribe_parks(), b.subscribe_parks());
+    const PARKS: usize = 20;
+    let later = Utc::now() + chrono::Duration::hours(1);
+    for p in 0..PARKS {
+        let park = parks::park_of(
+            &format!("pk_w{p}"),
+            &[later, later],
+            inbox_protocol::Continuation::Claim {},
+        );
+        a.insert_park(park).await.unwrap();
+    }
+    let mut tasks = Vec::new();
+    for p in 0..PARKS {
+        for (q, store) in [(0, a.clone()), (1, b.clone())] {
+            tasks.push(tokio::spawn(async move {
+                store
+                    .resolve(&format!("pk_w{p}_q{q}"), answer("alice", json!(true)), None)
+                    .await
+                    .unwrap()
+            }));
+        }
+    }
+    for task in tasks {
+        assert!(matches!(task.await.unwrap(), ResolveOutcome::Resolved(_)));
+    }
+    let mut moved = Vec::new();
+    for rx in [&mut heard_a, &mut heard_b] {
+        while let Ok(park) = rx.try_recv() {
+            moved.push(park.id);
+        }
+    }
+    moved.sort();
+    let mut want: Vec<_> = (0..PARKS).map(|p| format!("pk_w{p}")).collect();
+    want.sort();
+    assert_eq!(moved, want, "each park moved once, on one worker");
+    for p in 0..PARKS {
+        let park = b.get_park(&format!("pk_w{p}")).await.unwrap().unwrap();
+        assert_eq!(park.resolutions.len(), 2);
+    }
+}
+
 conformance! {
+    a_park_resolves_once_in_every_order => 1000,
+    a_park_is_stored_whole_or_not_at_all => 1000,
+    concurrent_claims_have_one_winner => 1000,
+    sibling_races_resolve_a_park_once => 1000,
     paging_has_no_duplicates_or_gaps => 1000,
     resolve_has_a_single_winner => 1000,
     idempotent_repeat_replays => 1000,
@@ -1062,6 +1170,7 @@ conformance! {
     nothing_settles_past_the_deadline => 1000,
     pages_and_backlogs_are_bounded => 1000,
     the_pending_limit_holds_per_asker => 1000,
+    parks_count_against_the_pending_limit => 1000,
     resolved_questions_are_pruned_with_what_they_kept => 1000,
     ticket_expires_on_its_own_ttl => 1000,
     a_verifier_secret_is_never_read_back => 1000,

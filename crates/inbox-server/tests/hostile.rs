@@ -1392,6 +1392,7 @@ async fn a_stored_runaway_schema_is_refused_on_answer_and_callback() {
                     created_at: chrono::Utc::now(),
                     answer: None,
                     metadata: Default::default(),
+                    park_id: None,
                 },
                 pending_limit: usize::MAX,
                 media: vec![],

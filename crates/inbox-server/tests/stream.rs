@@ -339,6 +339,7 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
             created_at: chrono::Utc::now(),
             answer: None,
             metadata: Default::default(),
+            park_id: None,
         };
         store
             .insert_ask(NewAsk {

@@ -56,6 +56,7 @@ fn question(n: usize) -> Interaction {
         created_at: Utc.timestamp_opt(1_800_000_000 + n as i64, 0).unwrap(),
         answer: None,
         metadata,
+        park_id: None,
     }
 }
 

@@ -60,4 +60,8 @@ answer: Answer | null,
 /**
  * Opaque, bounded, display-only (run id, tool_call_id, reason...).
  */
-metadata: Record<string, unknown>, };
+metadata: Record<string, unknown>, 
+/**
+ * The park this question belongs to (every async question is in one); absent otherwise.
+ */
+park_id?: string, };

@@ -141,6 +141,7 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
             created_at: base + chrono::Duration::milliseconds(i as i64),
             answer: None,
             metadata: Default::default(),
+            park_id: None,
         };
         store
             .insert_ask(NewAsk {

@@ -2,7 +2,7 @@
 //! callers validate before anything is stored.
 //!
 //! One file per concept: [`ask`] (prompt, format-specific fields, link, metadata), `options`
-//! (choice lists), `timing` (sync timeout and async expiry), `media`, `form` (schema, prefill
+//! (choice lists), `park` (a park's questions and continuation), `timing` (sync timeout and async expiry), `media`, `form` (schema, prefill
 //! data, pages) and `answer` (answer values by format).
 
 mod answer;
@@ -11,6 +11,7 @@ mod external;
 mod form;
 mod media;
 mod options;
+mod park;
 mod schema_guard;
 mod timing;
 
@@ -28,6 +29,7 @@ pub use ask::CALLBACK_URL_PLACEHOLDER;
 pub use external::{STANDARD_WEBHOOKS_SECRET_PREFIX, check_renderable};
 pub use form::{compile_checked, effective_schema};
 pub use media::{decode_data_image, is_renderable_media_url};
+pub use park::{AcceptedPark, Retention};
 
 /// What an accepted ask resolves to, beyond the request itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +41,16 @@ pub struct AcceptedAsk {
 /// Check an ask against every rule of the contract. `now` anchors a sync `timeout_s`.
 pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk, ValidationError> {
     ask::validate(req, now)
+}
+
+/// Check a park: each question by the ask rules (fields named `asks[i].…`), every one async
+/// and inside `retention`, and the continuation. `now` anchors the retention horizon.
+pub fn validate_park(
+    req: &crate::park::ParkRequest,
+    now: DateTime<Utc>,
+    retention: Retention,
+) -> Result<AcceptedPark, ValidationError> {
+    park::validate(req, now, retention)
 }
 
 /// Check an answer value against the question's format, options and schema.

@@ -7,6 +7,7 @@ mod decline;
 mod health;
 mod list;
 mod media;
+mod park;
 mod read;
 mod resolution;
 mod wait;
@@ -44,6 +45,10 @@ pub fn router(state: AppState) -> Router {
             "/api/interactions/callback/{ticket}",
             get(callback::confirm_page).post(callback::submit),
         )
+        .route(paths::PARKS, post(park::create::create))
+        .route("/api/parks/{id}", get(park::read::read))
+        .route("/api/parks/{id}/wait", get(park::wait::wait))
+        .route("/api/parks/{id}/claim", post(park::claim::claim))
         .route(paths::HEALTHZ, get(health::healthz))
         .route(paths::READYZ, get(health::readyz))
         .fallback(unknown_route)

@@ -18,19 +18,25 @@ use crate::state::AppState;
 /// `timeout_s` when absent.
 const WAIT_DEFAULT_SECONDS: u64 = 30;
 
+/// The `timeout_s` query parameter of a long-poll (this door's and the park's).
+pub(super) fn timeout_param(
+    params: &std::collections::HashMap<String, String>,
+) -> Result<u64, ApiError> {
+    match params.get("timeout_s") {
+        None => Ok(WAIT_DEFAULT_SECONDS),
+        Some(s) => s.parse::<u64>().map_err(|_| {
+            ApiError::invalid_query("timeout_s", "timeout_s is a whole number of seconds")
+        }),
+    }
+}
+
 pub async fn wait(
     State(state): State<AppState>,
     AsAsker(principal): AsAsker,
     PathId(id): PathId,
     QueryParams(params): QueryParams,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    let timeout_s = match params.get("timeout_s") {
-        None => WAIT_DEFAULT_SECONDS,
-        Some(s) => s.parse::<u64>().map_err(|_| {
-            ApiError::invalid_query("timeout_s", "timeout_s is a whole number of seconds")
-        })?,
-    }
-    .min(WAIT_MAX_SECONDS);
+    let timeout_s = timeout_param(&params)?.min(WAIT_MAX_SECONDS);
     // Subscribe before reading, so a resolution between the read and the wait still wakes us.
     let mut live = state.store().subscribe();
     let mut ia = state

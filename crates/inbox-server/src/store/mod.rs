@@ -7,6 +7,7 @@
 //! SQLite uses a decimal sequence number, Redis the stream id.
 
 mod page;
+pub mod park;
 pub mod redis;
 pub mod sqlite;
 mod transition;
@@ -14,11 +15,12 @@ mod transition;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, ResetReason, StatusFilter, StreamEvent, Verifier,
+    Interaction, InteractionPage, Park, ResetReason, StatusFilter, StreamEvent, Verifier,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
+pub use self::park::{ClaimOutcome, NewPark};
 pub use self::redis::RedisStore;
 pub use sqlite::SqliteStore;
 
@@ -225,4 +227,25 @@ pub trait Store: Send + Sync + 'static {
 
     /// Whether the store answers at all (`/readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
+
+    // Parks (`park.rs`). `resolve` and `expire_due` record each settled question of a park on
+    // it in the same atomic step, and move the park to `resolved` with its last one.
+
+    /// Store a park and all its questions in one step (emitting `add` for each), or nothing.
+    async fn insert_park(&self, park: NewPark) -> Result<Park, StoreError>;
+
+    async fn get_park(&self, id: &str) -> Result<Option<Park>, StoreError>;
+
+    /// Take a resolved park's resume: the first claim wins and moves it to `resumed`; with the
+    /// same key and fingerprint a later call replays. Decided atomically in the store.
+    async fn claim_park(
+        &self,
+        id: &str,
+        claim: Option<IdempotencyClaim>,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimOutcome, StoreError>;
+
+    /// Parks this store instance moved to `resolved`, each exactly once, from now on (another
+    /// Redis worker's transitions are heard through the events of the questions instead).
+    fn subscribe_parks(&self) -> broadcast::Receiver<Park>;
 }

@@ -13,6 +13,7 @@
 mod entry;
 mod follower;
 mod keys;
+mod park;
 mod scripts;
 mod stream_id;
 
@@ -21,7 +22,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason, Status, StreamEvent,
+    Interaction, InteractionPage, Park, RemovedEvent, RemovedReason, ResetReason, Status,
+    StreamEvent,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::streams::StreamRangeReply;
@@ -34,8 +36,9 @@ use self::keys::Keys;
 use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
-    EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, StoredTicket, TicketMatch, page, transition,
+    ClaimOutcome, EventsAfter, IdempotencyClaim, NewAsk, NewPark, PageQuery, Resolution,
+    ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia, StoredTicket, TicketMatch, page,
+    transition,
 };
 
 /// The key prefix when none is configured.
@@ -55,6 +58,8 @@ pub struct RedisStore {
     scripts: Scripts,
     retention: usize,
     live: broadcast::Sender<StoredEvent>,
+    /// Parks this worker's scripts moved to `resolved` (see `Store::subscribe_parks`).
+    parks: broadcast::Sender<Park>,
     follower: JoinHandle<()>,
 }
 
@@ -88,12 +93,14 @@ impl RedisStore {
         let from = newest_id(&mut conn, &keys.events()).await?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
         let follower = follower::spawn(client, keys.events(), from, live.clone());
+        let (parks, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(RedisStore {
             conn,
             keys,
             scripts: Scripts::new(),
             retention: events_retention.max(1),
             live,
+            parks,
             follower,
         })
     }
@@ -117,6 +124,16 @@ impl RedisStore {
             None => (Status::Pending, String::new(), "", String::new(), ""),
         };
         let (key, fingerprint) = claim.map_or(("", ""), |c| (&c.key, &c.fingerprint));
+        // The park slot this settle fills, if the question belongs to a park.
+        let (park_key, park_resolution) = match change.map(|(ia, _)| ia) {
+            Some(ia) => match (&ia.park_id, super::park::resolution_of(ia)) {
+                (Some(park), Some(resolution)) => {
+                    (self.keys.park(park), serde_json::to_string(&resolution)?)
+                }
+                _ => (self.keys.park(""), String::new()),
+            },
+            None => (self.keys.park(""), String::new()),
+        };
         let reply: Vec<String> = self
             .scripts
             .settle
@@ -128,6 +145,7 @@ impl RedisStore {
             .key(self.keys.idempotency(id))
             .key(self.keys.pending_of(asker))
             .key(self.keys.resolved())
+            .key(park_key)
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -138,11 +156,14 @@ impl RedisStore {
             .arg(fingerprint)
             .arg(deadline_check.map_or(String::new(), |now| now.timestamp_millis().to_string()))
             .arg(Utc::now().timestamp_millis())
+            .arg(park_resolution)
             .invoke_async(&mut self.conn.clone())
             .await?;
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
         Ok(match reply.first().map(String::as_str) {
-            Some("resolved") => Settled::Resolved,
+            Some("resolved") => Settled::Resolved {
+                park_moved: reply.get(2).is_some_and(|m| m == "park_resolved"),
+            },
             Some("replayed") => Settled::Replayed(body()?.ok_or_else(unexpected_reply)?),
             Some("conflict") => Settled::Conflict,
             Some("final") => Settled::Final(body()?.ok_or_else(unexpected_reply)?),
@@ -162,7 +183,10 @@ impl Drop for RedisStore {
 
 /// What the settle script found.
 enum Settled {
-    Resolved,
+    /// `park_moved`: this very run recorded the last resolution of the question's park.
+    Resolved {
+        park_moved: bool,
+    },
     Replayed(Interaction),
     Conflict,
     Final(Interaction),
@@ -315,8 +339,11 @@ impl Store for RedisStore {
                 .await?;
             let outcome = match settled {
                 Settled::Stale => continue,
-                Settled::Resolved => {
+                Settled::Resolved { park_moved } => {
                     let (ia, _) = change.ok_or_else(unexpected_reply)?;
+                    if park_moved {
+                        self.publish_park(&ia).await?;
+                    }
                     ResolveOutcome::Resolved(ia)
                 }
                 Settled::Replayed(ia) => ResolveOutcome::Replayed(ia),
@@ -345,7 +372,12 @@ impl Store for RedisStore {
             };
             let change = transition::remove(ia, RemovedReason::Expired);
             // Another worker sweeping at the same moment makes this a no-op ("final").
-            if let Settled::Resolved = self.settle(&id, Some(&change), None, None).await? {
+            if let Settled::Resolved { park_moved } =
+                self.settle(&id, Some(&change), None, None).await?
+            {
+                if park_moved {
+                    self.publish_park(&change.0).await?;
+                }
                 expired.push(id);
             }
         }
@@ -506,6 +538,27 @@ impl Store for RedisStore {
 
     fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {
         self.live.subscribe()
+    }
+
+    async fn insert_park(&self, new: NewPark) -> Result<Park, StoreError> {
+        self.park_insert(new).await
+    }
+
+    async fn get_park(&self, id: &str) -> Result<Option<Park>, StoreError> {
+        self.park_get(id).await
+    }
+
+    async fn claim_park(
+        &self,
+        id: &str,
+        claim: Option<IdempotencyClaim>,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimOutcome, StoreError> {
+        self.park_claim(id, claim.as_ref(), now).await
+    }
+
+    fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
+        self.parks.subscribe()
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -3,20 +3,23 @@
 //! publishes its events to the live bus while the connection is still held, so live events
 //! leave in exactly the order of their sequence numbers.
 
+mod park;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, RemovedEvent, RemovedReason, ResetReason, Status, StreamEvent,
+    Interaction, InteractionPage, Park, RemovedEvent, RemovedReason, ResetReason, Status,
+    StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
-    EventsAfter, IdempotencyClaim, NewAsk, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
+    ClaimOutcome, EventsAfter, IdempotencyClaim, NewAsk, NewPark, PageQuery, Resolution,
+    ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -75,6 +78,8 @@ struct Inner {
     conn: Mutex<Connection>,
     retention: i64,
     live: broadcast::Sender<StoredEvent>,
+    /// Parks this store moved to `resolved`, published after the commit that moved them.
+    parks: broadcast::Sender<Park>,
 }
 
 impl SqliteStore {
@@ -97,14 +102,17 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(park::SCHEMA)?;
         migrate_plain_tickets(&mut conn)?;
         migrate_asker_and_resolved_at(&conn)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
+        let (parks, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
                 retention: i64::try_from(events_retention.max(1)).unwrap_or(i64::MAX),
                 live,
+                parks,
             }),
         })
     }
@@ -158,6 +166,17 @@ impl Inner {
             // An error only means nobody is listening right now.
             let _ = self.live.send(event);
         }
+    }
+
+    /// Publish the parks committed transactions moved to `resolved` (once each: only the
+    /// transaction that moved a park names it).
+    fn publish_parks(&self, conn: &Connection, moved: Vec<String>) -> Result<(), StoreError> {
+        for id in moved {
+            if let Some(park) = park::load(conn, &id)? {
+                let _ = self.parks.send(park);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -284,6 +303,63 @@ fn save_status(
     Ok(changed == 1)
 }
 
+/// Store one question (its row, media and ticket) in the caller's transaction, refusing it when
+/// its asker is at the pending limit — counted in the same transaction, so racing asks cannot
+/// pass it. A lone ask and each question of a park go through here. Returns the `add` event to
+/// publish after commit.
+fn insert_question(
+    tx: &rusqlite::Transaction<'_>,
+    inner: &Inner,
+    ask: &NewAsk,
+) -> Result<StoredEvent, StoreError> {
+    let ia = &ask.interaction;
+    let pending: i64 = tx.query_row(
+        "SELECT count(*) FROM interactions WHERE asker = ?1 AND status = 'pending'",
+        [&ia.asker],
+        |row| row.get(0),
+    )?;
+    if usize::try_from(pending).unwrap_or(usize::MAX) >= ask.pending_limit {
+        return Err(StoreError::PendingLimit {
+            limit: ask.pending_limit,
+        });
+    }
+    tx.execute(
+        "INSERT INTO interactions (id, status, expires_at, body, asker)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            ia.id,
+            ia.status.as_str(),
+            millis(ia.expires_at),
+            serde_json::to_string(ia)?,
+            ia.asker
+        ],
+    )?;
+    for blob in &ask.media {
+        tx.execute(
+            "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
+            params![blob.id, ia.id, blob.content_type, blob.bytes],
+        )?;
+    }
+    if let Some(ticket) = &ask.ticket {
+        let verifier = ticket
+            .verifier
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()?;
+        tx.execute(
+            "INSERT INTO callback_tickets (hash, interaction_id, expires_at, verifier)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![
+                ticket.hash,
+                ia.id,
+                ticket.expires_at.timestamp_millis(),
+                verifier
+            ],
+        )?;
+    }
+    inner.append_event(tx, StreamEvent::Add(ia.clone()))
+}
+
 /// `(rank, interaction)` rows of a page query.
 fn page_rows(mut rows: rusqlite::Rows<'_>) -> Result<Vec<(i64, Option<Interaction>)>, StoreError> {
     let mut page = Vec::new();
@@ -307,52 +383,7 @@ impl Store for SqliteStore {
     async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
         self.with_conn(move |conn, inner| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let ia = &ask.interaction;
-            let pending: i64 = tx.query_row(
-                "SELECT count(*) FROM interactions WHERE asker = ?1 AND status = 'pending'",
-                [&ia.asker],
-                |row| row.get(0),
-            )?;
-            if usize::try_from(pending).unwrap_or(usize::MAX) >= ask.pending_limit {
-                return Err(StoreError::PendingLimit {
-                    limit: ask.pending_limit,
-                });
-            }
-            tx.execute(
-                "INSERT INTO interactions (id, status, expires_at, body, asker)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    ia.id,
-                    ia.status.as_str(),
-                    millis(ia.expires_at),
-                    serde_json::to_string(ia)?,
-                    ia.asker
-                ],
-            )?;
-            for blob in &ask.media {
-                tx.execute(
-                    "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
-                    params![blob.id, ia.id, blob.content_type, blob.bytes],
-                )?;
-            }
-            if let Some(ticket) = &ask.ticket {
-                let verifier = ticket
-                    .verifier
-                    .as_ref()
-                    .map(serde_json::to_string)
-                    .transpose()?;
-                tx.execute(
-                    "INSERT INTO callback_tickets (hash, interaction_id, expires_at, verifier)
-                     VALUES (?1, ?2, ?3, ?4)",
-                    params![
-                        ticket.hash,
-                        ia.id,
-                        ticket.expires_at.timestamp_millis(),
-                        verifier
-                    ],
-                )?;
-            }
-            let event = inner.append_event(&tx, StreamEvent::Add(ia.clone()))?;
+            let event = insert_question(&tx, inner, &ask)?;
             tx.commit()?;
             inner.publish(vec![event]);
             Ok(ask.interaction)
@@ -442,6 +473,8 @@ impl Store for SqliteStore {
                 return Ok(current.map_or(ResolveOutcome::NotFound, ResolveOutcome::AlreadyFinal));
             }
             let stored = inner.append_event(&tx, event)?;
+            // In this transaction: the park's "last one resolved" commits with the question.
+            let moved = park::record(&tx, &ia, now)?;
             if let Some(claim) = &claim {
                 tx.execute(
                     "INSERT INTO idempotency (interaction_id, key, fingerprint, body) VALUES (?1, ?2, ?3, ?4)",
@@ -450,6 +483,7 @@ impl Store for SqliteStore {
             }
             tx.commit()?;
             inner.publish(vec![stored]);
+            inner.publish_parks(conn, moved.into_iter().collect())?;
             Ok(ResolveOutcome::Resolved(ia))
         })
         .await
@@ -470,11 +504,13 @@ impl Store for SqliteStore {
             };
             let mut events = Vec::with_capacity(due.len());
             let mut ids = Vec::with_capacity(due.len());
+            let mut moved = Vec::new();
             for body in due {
                 let ia: Interaction = serde_json::from_str(&body)?;
                 let (ia, event) = transition::remove(ia, RemovedReason::Expired);
                 if save_status(&tx, &ia)? {
                     events.push(inner.append_event(&tx, event)?);
+                    moved.extend(park::record(&tx, &ia, now)?);
                     ids.push(ia.id);
                 }
             }
@@ -484,6 +520,7 @@ impl Store for SqliteStore {
             )?;
             tx.commit()?;
             inner.publish(events);
+            inner.publish_parks(conn, moved)?;
             Ok(ids)
         })
         .await
@@ -635,6 +672,43 @@ impl Store for SqliteStore {
         })
         .await
     }
+
+    async fn insert_park(&self, new: NewPark) -> Result<Park, StoreError> {
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Any failing row rolls the whole park back: all questions or none.
+            let events = park::insert(&tx, inner, &new)?;
+            tx.commit()?;
+            inner.publish(events);
+            Ok(new.park)
+        })
+        .await
+    }
+
+    async fn get_park(&self, id: &str) -> Result<Option<Park>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| park::load(conn, &id)).await
+    }
+
+    async fn claim_park(
+        &self,
+        id: &str,
+        claim: Option<IdempotencyClaim>,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimOutcome, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let outcome = park::claim(&tx, &id, claim.as_ref(), now)?;
+            tx.commit()?;
+            Ok(outcome)
+        })
+        .await
+    }
+
+    fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
+        self.inner.parks.subscribe()
+    }
 }
 
 #[cfg(test)]
@@ -664,6 +738,7 @@ mod tests {
                 created_at: Utc::now(),
                 answer: None,
                 metadata: Default::default(),
+                park_id: None,
             },
             pending_limit: usize::MAX,
             media: vec![],

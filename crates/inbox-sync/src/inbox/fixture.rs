@@ -36,6 +36,7 @@ pub(crate) fn ia(id: &str, minute: i64) -> Interaction {
         created_at: at(minute),
         answer: None,
         metadata: Map::new(),
+        park_id: None,
     }
 }
 

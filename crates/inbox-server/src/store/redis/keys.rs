@@ -77,4 +77,11 @@ impl Keys {
     pub fn resolved(&self) -> String {
         format!("{}:resolved", self.prefix)
     }
+
+    /// Hash of one park: `body` (the Park as created, JSON), `status`, `total`, `resolved`
+    /// (resolutions recorded), `resolved_at`/`resumed_at` (unix ms), `claim_k`/`claim_f` (the
+    /// winning claim's key and fingerprint) and `r:<interaction id>` (each Resolution, JSON).
+    pub fn park(&self, id: &str) -> String {
+        format!("{}:park:{id}", self.prefix)
+    }
 }

@@ -44,12 +44,14 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
-/// the asker's pending counter, the resolved set.
+/// the asker's pending counter, the resolved set, the question's park (any key when it has
+/// none).
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
-/// for the expiry sweep, which is what settles a question past its deadline), and the moment
-/// it is settled in unix ms (the resolved set's score).
-/// Returns {"resolved", event id} | {"replayed", body} | {"conflict"} | {"final", body}
+/// for the expiry sweep, which is what settles a question past its deadline), the moment it is
+/// settled in unix ms (the resolved set's score), the park resolution JSON (or "" when the
+/// question is in no park).
+/// Returns {"resolved", event id, "park_resolved" | ""} | {"replayed", body} | {"conflict"} | {"final", body}
 /// | {"not_found"} | {"past_deadline"} | {"stale"} (pending after all: the caller rebuilds and
 /// retries).
 const SETTLE: &str = r#"
@@ -78,7 +80,89 @@ local event_id = append(KEYS[5], ARGV[6], ARGV[4], ARGV[5])
 if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
-return {'resolved', event_id}
+-- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
+local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10])
+return {'resolved', event_id, park_moved}
+"#;
+
+/// Records a settled question's resolution on its park: fills the question's slot once, counts
+/// it, and with the last one moves the park `parked → resolved`. Called only from inside SETTLE,
+/// so the question's final status and its park slot are written by one atomic script and
+/// exactly one script run sees the count reach the total.
+/// Returns "park_resolved" from the run that moved the park, "" from every other.
+const PARK_RECORD: &str = r#"
+local function park_record(park, id, resolution, now)
+  if resolution == '' or redis.call('EXISTS', park) == 0 then return '' end
+  if redis.call('HSETNX', park, 'r:' .. id, resolution) == 0 then return '' end
+  local count = redis.call('HINCRBY', park, 'resolved', 1)
+  local state = redis.call('HMGET', park, 'status', 'total')
+  if state[1] == 'parked' and count == tonumber(state[2]) then
+    redis.call('HSET', park, 'status', 'resolved', 'resolved_at', now)
+    return 'park_resolved'
+  end
+  return ''
+end
+"#;
+
+/// Stores a park and all its questions. Every id is checked before anything is written: a
+/// script that fails half-way would leave its earlier writes (Redis does not roll back), so
+/// the one refusal it can meet comes first.
+/// KEYS: park, rank counter, index "all", index "pending", due set, events, the asker's
+/// pending counter, then per question: its interaction key, its ticket key (any key when
+/// none), one key per media blob.
+/// ARGV: park body, question count, maxlen, the asker's pending limit, then per question: id,
+/// body, deadline in unix ms, ticket record (or ""), ticket expiry in unix ms, media count,
+/// then (content type, bytes) per blob.
+/// Returns "ok" | "at_limit" (the asker's pending questions and these would pass the limit).
+const PARK_INSERT: &str = r#"
+local n = tonumber(ARGV[2])
+if tonumber(redis.call('GET', KEYS[7]) or '0') + n > tonumber(ARGV[4]) then
+  return 'at_limit'
+end
+local plan = {}
+local k, a = 8, 5
+for q = 1, n do
+  local media = tonumber(ARGV[a + 5])
+  plan[q] = {k, a, media}
+  if redis.call('EXISTS', KEYS[k]) == 1 then
+    return redis.error_reply('ERR interaction id already stored')
+  end
+  k = k + 2 + media
+  a = a + 6 + 2 * media
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR park id already stored') end
+redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 'resolved', 0)
+redis.call('INCRBY', KEYS[7], n)
+for q = 1, n do
+  local k, a, media = plan[q][1], plan[q][2], plan[q][3]
+  local rank = redis.call('INCR', KEYS[2])
+  redis.call('HSET', KEYS[k], 'body', ARGV[a + 1], 'status', 'pending', 'rank', rank)
+  redis.call('ZADD', KEYS[3], rank, ARGV[a])
+  redis.call('ZADD', KEYS[4], rank, ARGV[a])
+  if ARGV[a + 2] ~= '' then redis.call('ZADD', KEYS[5], ARGV[a + 2], ARGV[a]) end
+  if ARGV[a + 3] ~= '' then redis.call('SET', KEYS[k + 1], ARGV[a + 3], 'PXAT', ARGV[a + 4]) end
+  for i = 1, media do
+    redis.call('HSET', KEYS[k + 1 + i], 'ct', ARGV[a + 4 + 2 * i], 'bytes', ARGV[a + 5 + 2 * i])
+  end
+  append(KEYS[6], ARGV[3], 'add', ARGV[a + 1])
+end
+return 'ok'
+"#;
+
+/// Takes a resolved park's resume: only `resolved` moves (to `resumed`), so the first claim
+/// wins; a later one with the winner's key and fingerprint is a replay.
+/// KEYS: park. ARGV: idempotency key (or ""), fingerprint, now in unix ms.
+/// Returns "claimed" | "replayed" | "already_claimed" | "not_resolved" | "not_found".
+const PARK_CLAIM: &str = r#"
+local state = redis.call('HMGET', KEYS[1], 'status', 'claim_k', 'claim_f')
+if not state[1] then return 'not_found' end
+if state[1] == 'parked' then return 'not_resolved' end
+if state[1] == 'resolved' then
+  redis.call('HSET', KEYS[1], 'status', 'resumed', 'resumed_at', ARGV[3], 'claim_k', ARGV[1], 'claim_f', ARGV[2])
+  return 'claimed'
+end
+if ARGV[1] ~= '' and state[2] == ARGV[1] and state[3] == ARGV[2] then return 'replayed' end
+return 'already_claimed'
 "#;
 
 /// Deletes a resolved interaction and everything kept beside it, and announces it.
@@ -122,15 +206,19 @@ pub struct Scripts {
     pub settle: Script,
     pub prune: Script,
     pub page: Script,
+    pub park_insert: Script,
+    pub park_claim: Script,
 }
 
 impl Scripts {
     pub fn new() -> Scripts {
         Scripts {
             insert: Script::new(&format!("{APPEND}{INSERT}")),
-            settle: Script::new(&format!("{APPEND}{SETTLE}")),
+            settle: Script::new(&format!("{APPEND}{PARK_RECORD}{SETTLE}")),
             prune: Script::new(&format!("{APPEND}{PRUNE}")),
             page: Script::new(PAGE),
+            park_insert: Script::new(&format!("{APPEND}{PARK_INSERT}")),
+            park_claim: Script::new(PARK_CLAIM),
         }
     }
 }

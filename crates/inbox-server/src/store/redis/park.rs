@@ -1,0 +1,156 @@
+//! Parks in the Redis store: one hash per park (`Keys::park`), written by the `PARK_INSERT`
+//! script with all its questions, filled slot by slot by `SETTLE` (through `PARK_RECORD`, in
+//! the same script that settles each question), and claimed by `PARK_CLAIM`.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
+
+use super::{RedisStore, unexpected_reply};
+use crate::store::park::{ClaimOutcome, NewPark, StoredPark};
+use crate::store::{IdempotencyClaim, StoreError, StoredTicket};
+
+impl RedisStore {
+    pub(super) async fn park_insert(&self, new: NewPark) -> Result<Park, StoreError> {
+        // One limit for the park: its questions share an asker (and a `NewAsk` each).
+        let pending_limit = new
+            .asks
+            .iter()
+            .map(|a| a.pending_limit)
+            .min()
+            .unwrap_or(usize::MAX);
+        let mut call = self.scripts.park_insert.prepare_invoke();
+        call.key(self.keys.park(&new.park.id))
+            .key(self.keys.rank())
+            .key(self.keys.index(inbox_protocol::StatusFilter::All))
+            .key(self.keys.status_index(inbox_protocol::Status::Pending))
+            .key(self.keys.due())
+            .key(self.keys.events())
+            .key(self.keys.pending_of(&new.park.asker))
+            .arg(serde_json::to_string(&new.park)?)
+            .arg(new.asks.len())
+            .arg(self.retention)
+            .arg(pending_limit.min(i64::MAX as usize));
+        for ask in &new.asks {
+            let ia = &ask.interaction;
+            let ticket_record = ask
+                .ticket
+                .as_ref()
+                .map(|t| {
+                    serde_json::to_string(&StoredTicket {
+                        interaction_id: ia.id.clone(),
+                        expires_at: t.expires_at.timestamp_millis(),
+                        verifier: t.verifier.clone(),
+                    })
+                })
+                .transpose()?
+                .unwrap_or_default();
+            call.key(self.keys.interaction(&ia.id))
+                .key(
+                    self.keys
+                        .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
+                )
+                .arg(&ia.id)
+                .arg(serde_json::to_string(ia)?)
+                .arg(
+                    ia.expires_at
+                        .map(|t| t.timestamp_millis().to_string())
+                        .unwrap_or_default(),
+                )
+                .arg(ticket_record)
+                .arg(
+                    ask.ticket
+                        .as_ref()
+                        .map_or(0, |t| t.expires_at.timestamp_millis()),
+                )
+                .arg(ask.media.len());
+            for blob in &ask.media {
+                call.key(self.keys.media(&blob.id))
+                    .arg(&blob.content_type)
+                    .arg(blob.bytes.as_slice());
+            }
+        }
+        let reply: String = call.invoke_async(&mut self.conn.clone()).await?;
+        if reply == "at_limit" {
+            return Err(StoreError::PendingLimit {
+                limit: pending_limit,
+            });
+        }
+        Ok(new.park)
+    }
+
+    pub(super) async fn park_get(&self, id: &str) -> Result<Option<Park>, StoreError> {
+        let fields: HashMap<String, String> = redis::cmd("HGETALL")
+            .arg(self.keys.park(id))
+            .query_async(&mut self.conn.clone())
+            .await?;
+        let (Some(body), Some(status)) = (fields.get("body"), fields.get("status")) else {
+            return Ok(None);
+        };
+        let resolutions = fields
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix("r:").map(|id| (id.to_owned(), v.clone())))
+            .collect();
+        let millis = |name: &str| fields.get(name).and_then(|v| v.parse::<i64>().ok());
+        StoredPark {
+            body,
+            status,
+            resolutions,
+            resolved_at: millis("resolved_at"),
+            resumed_at: millis("resumed_at"),
+        }
+        .assemble()
+        .map(Some)
+    }
+
+    pub(super) async fn park_claim(
+        &self,
+        id: &str,
+        claim: Option<&IdempotencyClaim>,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimOutcome, StoreError> {
+        // The continuation never changes after the park is stored, so checking it before the
+        // script cannot race with anything.
+        let Some(park) = self.park_get(id).await? else {
+            return Ok(ClaimOutcome::NotFound);
+        };
+        if !matches!(park.continuation, Continuation::Claim {}) {
+            return Ok(ClaimOutcome::NotClaimable(park));
+        }
+        let (key, fingerprint) =
+            claim.map_or(("", ""), |c| (c.key.as_str(), c.fingerprint.as_str()));
+        let reply: String = self
+            .scripts
+            .park_claim
+            .key(self.keys.park(id))
+            .arg(key)
+            .arg(fingerprint)
+            .arg(now.timestamp_millis())
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        let current = || async { self.park_get(id).await?.ok_or_else(unexpected_reply) };
+        Ok(match reply.as_str() {
+            "claimed" => ClaimOutcome::Claimed(current().await?),
+            "replayed" => ClaimOutcome::Replayed(current().await?),
+            "already_claimed" => ClaimOutcome::AlreadyClaimed(current().await?),
+            "not_resolved" => ClaimOutcome::NotResolved(Park {
+                status: ParkStatus::Parked,
+                ..park
+            }),
+            "not_found" => ClaimOutcome::NotFound,
+            _ => return Err(unexpected_reply()),
+        })
+    }
+
+    /// After a settle whose script reported moving `ia`'s park: tell this worker's listeners.
+    pub(super) async fn publish_park(&self, ia: &Interaction) -> Result<(), StoreError> {
+        if let Some(id) = &ia.park_id
+            && let Some(park) = self.park_get(id).await?
+        {
+            // An error only means nobody is listening right now.
+            let _ = self.parks.send(park);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,360 @@
+//! Park behaviours of the conformance suite: "the last one resolved" is decided once, in the
+//! store, whatever the order, the surface or the worker.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use futures::future::join_all;
+use inbox_protocol::{Continuation, Interaction, Mode, Park, ParkStatus, ResolutionStatus, Status};
+use inbox_server::store::{ClaimOutcome, IdempotencyClaim, NewPark, ResolveOutcome, Store};
+use serde_json::json;
+use tokio::sync::broadcast;
+
+use super::{answer, question};
+
+/// A park of `n` questions `{park}_q{i}`, each async with the given deadline.
+pub fn park_of(id: &str, deadlines: &[DateTime<Utc>], continuation: Continuation) -> NewPark {
+    let asks: Vec<_> = deadlines
+        .iter()
+        .enumerate()
+        .map(|(i, at)| {
+            let mut ask = question(&format!("{id}_q{i}"), Some(*at));
+            ask.interaction.mode = Mode::Async;
+            ask.interaction.park_id = Some(id.to_owned());
+            ask
+        })
+        .collect();
+    NewPark {
+        park: Park {
+            id: id.to_owned(),
+            asker: "deploy-bot".into(),
+            created_at: Utc::now(),
+            status: ParkStatus::Parked,
+            interactions: asks.iter().map(|a| a.interaction.id.clone()).collect(),
+            resolutions: vec![],
+            continuation,
+            metadata: json!({"run": "r-17"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            resolved_at: None,
+            resumed_at: None,
+            attempts: None,
+            last_error: None,
+        },
+        asks,
+    }
+}
+
+/// Every park transition heard so far for `id` (the store publishes before `resolve` returns).
+fn transitions(rx: &mut broadcast::Receiver<Park>, id: &str) -> Vec<Park> {
+    let mut seen = Vec::new();
+    while let Ok(park) = rx.try_recv() {
+        if park.id == id {
+            seen.push(park);
+        }
+    }
+    seen
+}
+
+fn in_minutes(m: i64) -> DateTime<Utc> {
+    Utc::now() + Duration::minutes(m)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Answer,
+    Decline,
+    Expire,
+}
+
+/// A park of three resolved in every order, one question answered, one declined and one
+/// expired: never a transition on a partial set, exactly one with the last, carrying all three
+/// in the order asked (the expired one with the marker).
+pub async fn a_park_resolves_once_in_every_order(store: Arc<dyn Store>) {
+    use Step::{Answer, Decline, Expire};
+    let orders = [
+        [Answer, Decline, Expire],
+        [Answer, Expire, Decline],
+        [Decline, Answer, Expire],
+        [Decline, Expire, Answer],
+        [Expire, Answer, Decline],
+        [Expire, Decline, Answer],
+    ];
+    for (n, order) in orders.iter().enumerate() {
+        let id = format!("pk_order{n}");
+        // q0 is answered, q1 declined, q2 expires: its deadline is the only one a sweep at
+        // +10 minutes reaches.
+        let new = park_of(
+            &id,
+            &[in_minutes(120), in_minutes(120), in_minutes(5)],
+            Continuation::Claim {},
+        );
+        let ids = new.park.interactions.clone();
+        let mut rx = store.subscribe_parks();
+        store.insert_park(new).await.unwrap();
+        for (done, step) in order.iter().enumerate() {
+            let parked = store.get_park(&id).await.unwrap().unwrap();
+            assert_eq!(parked.status, ParkStatus::Parked, "{order:?} after {done}");
+            assert_eq!(parked.resolutions.len(), done, "{order:?}");
+            assert!(
+                matches!(
+                    store.claim_park(&id, None, Utc::now()).await.unwrap(),
+                    ClaimOutcome::NotResolved(_)
+                ),
+                "no resume on a partial set"
+            );
+            assert!(
+                transitions(&mut rx, &id).is_empty(),
+                "{order:?} after {done}"
+            );
+            match step {
+                Answer => {
+                    let out = store
+                        .resolve(&ids[0], answer("alice", json!(true)), None)
+                        .await
+                        .unwrap();
+                    assert!(matches!(out, ResolveOutcome::Resolved(_)), "{out:?}");
+                }
+                Decline => {
+                    let out = store
+                        .resolve(
+                            &ids[1],
+                            inbox_server::store::Resolution::Decline {
+                                reason: Some("not today".into()),
+                                by: "bob".into(),
+                            },
+                            None,
+                        )
+                        .await
+                        .unwrap();
+                    assert!(matches!(out, ResolveOutcome::Resolved(_)), "{out:?}");
+                }
+                Expire => {
+                    let expired = store.expire_due(in_minutes(10)).await.unwrap();
+                    assert_eq!(expired, [ids[2].clone()]);
+                }
+            }
+        }
+        let moved = transitions(&mut rx, &id);
+        assert_eq!(moved.len(), 1, "{order:?}: exactly one transition");
+        let park = store.get_park(&id).await.unwrap().unwrap();
+        assert_eq!(moved[0], park);
+        assert_eq!(park.status, ParkStatus::Resolved);
+        assert!(park.resolved_at.is_some());
+        let slots: Vec<_> = park
+            .resolutions
+            .iter()
+            .map(|r| (r.interaction_id.as_str(), r.status))
+            .collect();
+        assert_eq!(
+            slots,
+            [
+                (ids[0].as_str(), ResolutionStatus::Answered),
+                (ids[1].as_str(), ResolutionStatus::Declined),
+                (ids[2].as_str(), ResolutionStatus::Expired),
+            ],
+            "{order:?}"
+        );
+        assert_eq!(park.resolutions[0].value, Some(json!(true)));
+        assert_eq!(park.resolutions[0].answered_by.as_deref(), Some("alice"));
+        assert!(!park.resolutions[0].is_expired());
+        assert_eq!(park.resolutions[1].reason.as_deref(), Some("not today"));
+        assert_eq!(park.resolutions[1].value, None);
+        assert!(park.resolutions[2].is_expired(), "the reserved marker");
+        assert_eq!(park.resolutions[2].value, None);
+        // Nothing after the last moves it again.
+        store.expire_due(in_minutes(10)).await.unwrap();
+        assert!(transitions(&mut rx, &id).is_empty());
+    }
+}
+
+/// All of a park's questions are stored, or none: a clash on one id stores nothing.
+pub async fn a_park_is_stored_whole_or_not_at_all(store: Arc<dyn Store>) {
+    store
+        .insert_ask(question("pk_clash_q1", None))
+        .await
+        .unwrap();
+    let new = park_of(
+        "pk_clash",
+        &[in_minutes(60), in_minutes(60), in_minutes(60)],
+        Continuation::Claim {},
+    );
+    assert!(store.insert_park(new).await.is_err());
+    assert!(store.get_park("pk_clash").await.unwrap().is_none());
+    for id in ["pk_clash_q0", "pk_clash_q2"] {
+        assert!(
+            store.get(id).await.unwrap().is_none(),
+            "{id} must not be stored"
+        );
+    }
+    // The clashing id is still the lone question it was.
+    let lone = store.get("pk_clash_q1").await.unwrap().unwrap();
+    assert_eq!(lone.park_id, None);
+
+    let stored = store
+        .insert_park(park_of(
+            "pk_whole",
+            &[in_minutes(60)],
+            Continuation::Claim {},
+        ))
+        .await
+        .unwrap();
+    let read = store.get_park("pk_whole").await.unwrap().unwrap();
+    assert_eq!(read, stored);
+    let ia: Interaction = store.get("pk_whole_q0").await.unwrap().unwrap();
+    assert_eq!(ia.park_id.as_deref(), Some("pk_whole"));
+    assert_eq!(ia.status, Status::Pending);
+}
+
+/// Eight claims at once on a resolved park: exactly one takes it; the winner's key replays.
+pub async fn concurrent_claims_have_one_winner(store: Arc<dyn Store>) {
+    let new = park_of(
+        "pk_claim",
+        &[in_minutes(60), in_minutes(60)],
+        Continuation::Claim {},
+    );
+    let ids = new.park.interactions.clone();
+    store.insert_park(new).await.unwrap();
+    for id in &ids {
+        store
+            .resolve(id, answer("alice", json!(true)), None)
+            .await
+            .unwrap();
+    }
+    let claims = (0..8).map(|i| {
+        let store = store.clone();
+        async move {
+            let claim = IdempotencyClaim {
+                key: format!("key-{i}"),
+                fingerprint: "claim\ndeploy-bot\nnull".into(),
+            };
+            (
+                i,
+                store
+                    .claim_park("pk_claim", Some(claim), Utc::now())
+                    .await
+                    .unwrap(),
+            )
+        }
+    });
+    let outcomes = join_all(claims).await;
+    let winners: Vec<_> = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, ClaimOutcome::Claimed(_)))
+        .collect();
+    assert_eq!(winners.len(), 1, "{outcomes:?}");
+    let (winner, ClaimOutcome::Claimed(taken)) = winners[0] else {
+        unreachable!()
+    };
+    assert_eq!(taken.status, ParkStatus::Resumed);
+    assert!(taken.resumed_at.is_some());
+    assert_eq!(taken.resolutions.len(), 2);
+    for (_, outcome) in &outcomes {
+        assert!(
+            matches!(
+                outcome,
+                ClaimOutcome::Claimed(_) | ClaimOutcome::AlreadyClaimed(_)
+            ),
+            "{outcome:?}"
+        );
+    }
+    let again = IdempotencyClaim {
+        key: format!("key-{winner}"),
+        fingerprint: "claim\ndeploy-bot\nnull".into(),
+    };
+    assert_eq!(
+        store
+            .claim_park("pk_claim", Some(again), Utc::now())
+            .await
+            .unwrap(),
+        ClaimOutcome::Replayed(taken.clone())
+    );
+    assert!(matches!(
+        store
+            .claim_park("pk_claim", None, Utc::now())
+            .await
+            .unwrap(),
+        ClaimOutcome::AlreadyClaimed(_)
+    ));
+    assert_eq!(
+        store.claim_park("pk_nope", None, Utc::now()).await.unwrap(),
+        ClaimOutcome::NotFound
+    );
+    let hook = park_of(
+        "pk_hook",
+        &[in_minutes(60)],
+        Continuation::Webhook {
+            url: "https://hooks.example.org/r".into(),
+        },
+    );
+    store.insert_park(hook).await.unwrap();
+    assert!(matches!(
+        store.claim_park("pk_hook", None, Utc::now()).await.unwrap(),
+        ClaimOutcome::NotClaimable(_)
+    ));
+}
+
+/// Siblings settled at the same moment on different tasks (answers, and an answer racing the
+/// expiry sweep): every park moves exactly once, with every resolution on it.
+pub async fn sibling_races_resolve_a_park_once(store: Arc<dyn Store>) {
+    const PARKS: usize = 12;
+    let mut rx = store.subscribe_parks();
+    for p in 0..PARKS {
+        let deadlines = [
+            in_minutes(60),
+            in_minutes(60),
+            Utc::now() - Duration::seconds(1),
+        ];
+        store
+            .insert_park(park_of(
+                &format!("pk_race{p}"),
+                &deadlines,
+                Continuation::Claim {},
+            ))
+            .await
+            .unwrap();
+    }
+    let mut tasks = Vec::new();
+    for p in 0..PARKS {
+        for q in 0..2 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                store
+                    .resolve(
+                        &format!("pk_race{p}_q{q}"),
+                        answer(&format!("reviewer{q}"), json!(q == 0)),
+                        None,
+                    )
+                    .await
+                    .unwrap()
+            }));
+        }
+    }
+    // Two sweepers race the answers for the third question of every park.
+    for _ in 0..2 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store.expire_due(Utc::now()).await.unwrap();
+            ResolveOutcome::NotFound
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let mut moved = Vec::new();
+    while let Ok(park) = rx.try_recv() {
+        moved.push(park);
+    }
+    moved.sort_by(|a, b| a.id.cmp(&b.id));
+    let ids: Vec<_> = moved.iter().map(|p| p.id.clone()).collect();
+    let mut want: Vec<_> = (0..PARKS).map(|p| format!("pk_race{p}")).collect();
+    want.sort();
+    assert_eq!(ids, want, "each park moved exactly once");
+    for park in &moved {
+        assert_eq!(park.resolutions.len(), 3, "{park:?}");
+        assert!(park.resolutions[2].is_expired());
+        let stored = store.get_park(&park.id).await.unwrap().unwrap();
+        assert_eq!(stored.status, ParkStatus::Resolved);
+    }
+}
