@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use anyhow::Context;
 use inbox_client::keyring::KeyringError;
+use inbox_client::remote_media::RemoteFetcher;
 use inbox_client::{Account, AccountList, ApiClient, Engine, EngineConfig, Keyring, Token};
 use inbox_sync::{Changes, Counts};
 use serde_json::{Map, Value};
@@ -15,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::command_error::CommandError;
 use crate::launch::LaunchOptions;
 use crate::local_server::{self, LocalServer};
-use crate::media::{self, MediaSource, RemoteImagePolicy};
+use crate::media::{self, MediaSource, RemoteMediaPolicy};
 use crate::notifications::Presence;
 use crate::settings::SettingsFile;
 use crate::tray::Tray;
@@ -38,8 +39,8 @@ pub struct Desk {
     allowed_questions: Mutex<HashMap<String, HashSet<String>>>,
     counts: Mutex<BTreeMap<String, Counts>>,
     tray: Mutex<Option<Tray>>,
-    /// For remote https media only; the server is reached through the engine.
-    http: reqwest::Client,
+    /// For remote https media only (SSRF-guarded); the server is reached through the engine.
+    remote: RemoteFetcher,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -59,10 +60,6 @@ impl Desk {
         let settings = SettingsFile::load(&data_dir);
         let presence = Arc::new(Presence::default());
         presence.set_do_not_disturb(settings.settings.do_not_disturb);
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::limited(3))
-            .build()
-            .context("build the media HTTP client")?;
         let launch_account = match (&options.url, &options.token) {
             (Some(url), Some(token)) => Some((
                 Account::new(LAUNCH_ACCOUNT_ID, &options.label, url)?,
@@ -128,7 +125,7 @@ impl Desk {
             allowed_questions: Mutex::new(HashMap::new()),
             counts: Mutex::new(BTreeMap::new()),
             tray: Mutex::new(None),
-            http,
+            remote: RemoteFetcher::new(),
         })
     }
 
@@ -242,7 +239,7 @@ impl Desk {
             }
             MediaSource::Remote(remote) => {
                 let cards = self.engine.snapshot_of(account).await?.cards;
-                let policy = RemoteImagePolicy {
+                let policy = RemoteMediaPolicy {
                     questions: lock(&self.allowed_questions)
                         .get(account)
                         .cloned()
@@ -254,14 +251,18 @@ impl Desk {
                         .map(|s| s.iter().cloned().collect())
                         .unwrap_or_default(),
                 };
-                if !policy.allows(url, &cards) {
+                let Some(kind) = policy.allowed_kind(url, &cards) else {
                     return Err(CommandError::new(
                         "remote_images_blocked",
-                        "remote images load only after you allow them for this question or sender",
+                        "remote media loads only after you allow it for this question or sender",
                     ));
-                }
-                let (content_type, bytes) = media::fetch_remote(&self.http, remote).await?;
-                Ok(media::data_url(&content_type, &bytes))
+                };
+                let body = self
+                    .remote
+                    .fetch(&remote, kind)
+                    .await
+                    .map_err(media::remote_error)?;
+                Ok(media::data_url(&body.content_type, &body.bytes))
             }
         }
     }

@@ -3,15 +3,19 @@
 //!
 //! - Same-origin references (`/api/interactions/media/<id>`) are fetched with the account's
 //!   token by the engine.
-//! - Remote `https:` media is fetched only once the reviewer allowed remote images for that
-//!   question or its asker (a remote fetch discloses the reader's IP to the image host).
-//! - Nothing else is fetched (no `http:`, no `file:`, no other origins' relative paths).
+//! - Remote `https:` images, video and audio are fetched only once the reviewer allowed remote
+//!   media for that question or its asker (a remote fetch discloses the reader's IP to the
+//!   host), and then by [`RemoteFetcher`] under its SSRF guard (public addresses only, no
+//!   redirects, type and size checked). The web view itself never contacts a remote host:
+//!   the CSP (tauri.conf.json) admits no remote source.
+//! - Nothing else is fetched (no `http:`, no `file:`, no other origins' relative paths, no
+//!   remote documents — those open in the browser).
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use base64::Engine as _;
-use inbox_protocol::paths;
+use inbox_client::remote_media::{RemoteKind, RemoteMediaError};
+use inbox_protocol::{MediaKind, paths};
 use inbox_sync::Card;
 
 use crate::command_error::CommandError;
@@ -48,25 +52,52 @@ pub fn classify(raw: &str) -> Result<MediaSource, CommandError> {
     }
 }
 
-/// The reviewer's permissions for remote images on one account.
+/// The reviewer's permissions for remote media (images, video, audio) on one account.
 #[derive(Debug, Default)]
-pub struct RemoteImagePolicy {
-    /// Questions (by id) whose remote images may load.
+pub struct RemoteMediaPolicy {
+    /// Questions (by id) whose remote media may load.
     pub questions: HashSet<String>,
-    /// Askers whose remote images may always load.
+    /// Askers whose remote media may always load.
     pub senders: HashSet<String>,
 }
 
-impl RemoteImagePolicy {
-    /// A remote URL may load when some card showing it is allowed, by its id or its asker.
-    pub fn allows(&self, url: &str, cards: &[Card]) -> bool {
-        cards.iter().any(|card| {
-            let shows_it = card.interaction.media.iter().any(|m| m.url == url);
-            shows_it
-                && (self.questions.contains(&card.interaction.id)
-                    || self.senders.contains(&card.interaction.asker))
-        })
+impl RemoteMediaPolicy {
+    /// What a remote URL may be loaded as: the kind of the media item showing it on a card the
+    /// reviewer allowed (by its id or its asker), if that kind is one the window plays or draws.
+    /// The kind comes from the question, not from the window's request.
+    pub fn allowed_kind(&self, url: &str, cards: &[Card]) -> Option<RemoteKind> {
+        cards
+            .iter()
+            .filter(|card| {
+                self.questions.contains(&card.interaction.id)
+                    || self.senders.contains(&card.interaction.asker)
+            })
+            .flat_map(|card| card.interaction.media.iter())
+            .filter(|m| m.url == url)
+            .find_map(|m| match m.kind {
+                MediaKind::Image => Some(RemoteKind::Image),
+                MediaKind::Video => Some(RemoteKind::Video),
+                MediaKind::Audio => Some(RemoteKind::Audio),
+                MediaKind::Document | MediaKind::Link => None,
+            })
     }
+}
+
+/// What the window is told when a remote fetch fails; the codes are what it switches on.
+pub fn remote_error(e: RemoteMediaError) -> CommandError {
+    let code = match &e {
+        RemoteMediaError::TooLarge { .. } => "media_too_large",
+        RemoteMediaError::NotHttps
+        | RemoteMediaError::NoHost
+        | RemoteMediaError::NotPublic { .. }
+        | RemoteMediaError::Redirected { .. }
+        | RemoteMediaError::WrongType { .. } => "remote_media_refused",
+        RemoteMediaError::Resolve { .. }
+        | RemoteMediaError::Status { .. }
+        | RemoteMediaError::Transport(_) => "unavailable",
+    };
+    tracing::info!(error = %e, "remote media not loaded");
+    CommandError::new(code, e.to_string())
 }
 
 /// A `data:` URL of the bytes.
@@ -82,41 +113,6 @@ pub fn data_url(content_type: &str, bytes: &[u8]) -> String {
         "data:{media_type};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)
     )
-}
-
-/// Fetch a remote https media item (no cookies, no credentials, bounded size and time).
-pub async fn fetch_remote(
-    http: &reqwest::Client,
-    url: url::Url,
-) -> Result<(String, Vec<u8>), CommandError> {
-    let unavailable = |e: reqwest::Error| {
-        CommandError::new("unavailable", format!("could not load the media: {e}"))
-    };
-    let mut resp = http
-        .get(url)
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(unavailable)?
-        .error_for_status()
-        .map_err(unavailable)?;
-    let content_type = resp
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/octet-stream")
-        .to_owned();
-    let mut bytes = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(unavailable)? {
-        bytes.extend_from_slice(&chunk);
-        if bytes.len() > MAX_MEDIA_BYTES {
-            return Err(CommandError::new(
-                "media_too_large",
-                "the media is larger than 16 MiB",
-            ));
-        }
-    }
-    Ok((content_type, bytes))
 }
 
 #[cfg(test)]
@@ -162,7 +158,7 @@ mod tests {
     }
 
     #[test]
-    fn remote_images_load_only_for_allowed_questions_or_askers() {
+    fn remote_media_loads_only_for_allowed_questions_or_askers_as_the_kind_the_question_says() {
         let card: Card = serde_json::from_value(serde_json::json!({
             "account": "acme",
             "interaction": {
@@ -170,27 +166,55 @@ mod tests {
                 "mode": "sync", "status": "pending", "asker": "design-bot",
                 "created_at": "2026-11-29T10:00:00Z", "options": [], "schema": null, "data": null,
                 "pages": null, "link": null, "expires_at": null, "answer": null, "metadata": {},
-                "media": [{"kind": "image", "url": "https://img.example.com/a.png", "caption": null, "filename": null}]
+                "media": [
+                    {"kind": "image", "url": "https://img.example.com/a.png", "caption": null, "filename": null},
+                    {"kind": "video", "url": "https://media.example.com/w.mp4", "caption": null, "filename": null},
+                    {"kind": "audio", "url": "https://media.example.com/v.ogg", "caption": null, "filename": null},
+                    {"kind": "document", "url": "https://files.example.com/r.pdf", "caption": null, "filename": null}
+                ]
             },
             "unread": true, "delivery": null, "outgoing": null, "expired_locally": false
         }))
         .unwrap();
         let cards = vec![card];
         let url = "https://img.example.com/a.png";
-        let mut policy = RemoteImagePolicy::default();
-        assert!(!policy.allows(url, &cards));
+        let mut policy = RemoteMediaPolicy::default();
+        assert_eq!(policy.allowed_kind(url, &cards), None);
+        assert_eq!(
+            policy.allowed_kind("https://media.example.com/w.mp4", &cards),
+            None,
+            "video needs consent too"
+        );
         policy.questions.insert("ia_2".into());
-        assert!(!policy.allows(url, &cards), "another question's permission");
+        assert_eq!(
+            policy.allowed_kind(url, &cards),
+            None,
+            "another question's permission"
+        );
         policy.questions.insert("ia_1".into());
-        assert!(policy.allows(url, &cards));
-        assert!(
-            !policy.allows("https://img.example.com/other.png", &cards),
+        assert_eq!(policy.allowed_kind(url, &cards), Some(RemoteKind::Image));
+        assert_eq!(
+            policy.allowed_kind("https://media.example.com/w.mp4", &cards),
+            Some(RemoteKind::Video)
+        );
+        assert_eq!(
+            policy.allowed_kind("https://media.example.com/v.ogg", &cards),
+            Some(RemoteKind::Audio)
+        );
+        assert_eq!(
+            policy.allowed_kind("https://files.example.com/r.pdf", &cards),
+            None,
+            "documents open in the browser, never fetched into the window"
+        );
+        assert_eq!(
+            policy.allowed_kind("https://img.example.com/other.png", &cards),
+            None,
             "not on any card"
         );
-        let by_sender = RemoteImagePolicy {
+        let by_sender = RemoteMediaPolicy {
             senders: ["design-bot".to_owned()].into(),
             ..Default::default()
         };
-        assert!(by_sender.allows(url, &cards));
+        assert_eq!(by_sender.allowed_kind(url, &cards), Some(RemoteKind::Image));
     }
 }

@@ -140,7 +140,7 @@ test("a restart with a recursive form newest-pending starts on a usable window",
   // Newest pending: a recursive oneOf asked now.
   const c = CASES["recursive-oneof"];
   const prompt = `${c.prompt} (asked last)`;
-  await server.ask(prompt, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: [{ note: "three", when: "x" }] }));
+  await server.ask(prompt, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: { note: "three", when: "x" } }));
   await app.waitForElement(row(prompt));
   await app.quit();
   app = await driver.session();

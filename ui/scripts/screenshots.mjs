@@ -89,7 +89,7 @@ try {
   await p.getByLabel("Team name").nth(1).fill("Engineering");
   await shot(p, "13-recursive-form");
 
-  p = await page("scenario=recursive&select=ia_recursive_oneof");
+  p = await page("scenario=recursive&select=ia_recursive_oneof_array");
   await p.waitForSelector(".json-editor");
   await shot(p, "14-recursive-oneof");
 

@@ -161,7 +161,7 @@ describe("XSS corpus", () => {
     assertInert();
     // Open every disclosure and step so that all of it is drawn.
     for (const d of document.querySelectorAll("details")) d.setAttribute("open", "");
-    const load = pane().queryByRole("button", { name: "Load remote images" });
+    const load = pane().queryByRole("button", { name: "Load remote media" });
     if (load) await user.click(load);
     assertInert();
     if (c.interaction.answer_format === "form" && c.interaction.status === "pending") {

@@ -9,6 +9,7 @@
 //! - [`engine`]: the sync engine — one always-true inbox per account.
 //! - [`outbox`]: answers kept on disk until the server ruled on them.
 //! - [`private_files`]: everything written to disk is 0700 / 0600.
+//! - [`remote_media`]: remote images, video and audio fetched under an SSRF guard.
 //! - [`accounts`], [`keyring`]: the servers followed, and their tokens in the OS keyring.
 
 pub mod accounts;
@@ -21,6 +22,7 @@ pub mod error;
 pub mod keyring;
 pub mod outbox;
 pub mod private_files;
+pub mod remote_media;
 pub mod secret;
 pub mod stream;
 pub mod transport;

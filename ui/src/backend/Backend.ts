@@ -22,8 +22,13 @@ export interface Backend {
   decline(args: DeclineArgs): Promise<Delivery>;
   markRead(args: CardRef): Promise<void>;
   openExternal(url: string): Promise<void>;
-  /** Fetches a same-origin media reference with the account's credentials; returns a data: URL. */
+  /**
+   * A media item's bytes as a data: URL: a same-origin reference fetched with the account's
+   * credentials, or a remote https image/video/audio the reviewer allowed (refused with
+   * `remote_images_blocked` before that), fetched by the app under its SSRF guard.
+   */
   loadMedia(args: { account: string; url: string }): Promise<string>;
+  /** Allow remote media (images, video, audio) for one question (`id`) or one asker (`sender`). */
   allowRemoteImages(args: RemoteImagesArgs): Promise<void>;
   setDoNotDisturb(on: boolean): Promise<void>;
   addAccount(account: NewAccount): Promise<void>;

@@ -243,7 +243,7 @@ export function manyCards(n: number, now = Date.now()): Card[] {
  */
 export function recursiveCards(cases: Record<string, unknown>, now = Date.now()): Card[] {
   const prefills: Record<string, Record<string, unknown>> = {
-    "recursive-oneof": { note: "deploy", when: [{ note: "nested template", when: "${ready}" }] },
+    "recursive-oneof-array": { note: "deploy", when: [{ note: "nested template", when: "${ready}" }] },
   };
   return Object.entries(cases)
     .filter(([name]) => !name.startsWith("$"))

@@ -11,7 +11,7 @@ export type FakeOptions = {
   reviewer?: string;
   /** Return a refusal to reject an answer before it is sent (e.g. a field the schema refuses). */
   refuseAnswer?: (args: AnswerArgs, card: Card) => BackendError | null;
-  /** Media bodies by same-origin url; anything else yields a small generated picture. */
+  /** Media bodies by url (same-origin or remote); anything else yields a small generated picture. */
   media?: Record<string, string>;
   /** Do not disturb as the app remembered it from an earlier run. */
   doNotDisturb?: boolean;
@@ -34,6 +34,8 @@ export class FakeBackend implements Backend {
   private changeHandlers = new Set<(batch: ChangeBatch) => void>();
   private openHandlers = new Set<(req: OpenRequest) => void>();
   private dndHandlers = new Set<(on: boolean) => void>();
+  private remoteQuestions = new Set<string>();
+  private remoteSenders = new Set<string>();
 
   constructor(options: FakeOptions = {}) {
     this.options = options;
@@ -85,11 +87,26 @@ export class FakeBackend implements Backend {
 
   async loadMedia(args: { account: string; url: string }): Promise<string> {
     this.record("load_media", args);
+    // As the app does: a remote url loads only for a question or sender the reviewer allowed.
+    if (/^https:/i.test(args.url) && !this.remoteAllowed(args.account, args.url)) {
+      throw BackendError.from({ code: "remote_images_blocked", message: "remote media loads only after you allow it for this question or sender" });
+    }
     return this.options.media?.[args.url] ?? samplePicture("#2f6fde", "media");
   }
 
   async allowRemoteImages(args: { account: string; id?: string; sender?: string }): Promise<void> {
     this.record("allow_remote_images", args);
+    if (args.id) this.remoteQuestions.add(key(args.account, args.id));
+    if (args.sender) this.remoteSenders.add(key(args.account, args.sender));
+  }
+
+  private remoteAllowed(account: string, url: string): boolean {
+    return [...this.cards.values()].some(
+      (c) =>
+        c.account === account &&
+        c.interaction.media.some((m) => m.url === url) &&
+        (this.remoteQuestions.has(key(account, c.interaction.id)) || this.remoteSenders.has(key(account, c.interaction.asker))),
+    );
   }
 
   async setDoNotDisturb(on: boolean): Promise<void> {

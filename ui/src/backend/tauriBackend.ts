@@ -14,14 +14,24 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 /** The desktop app's commands and events (implemented in src-tauri). */
 export function tauriBackend(): Backend {
+  // The commands run concurrently in the app: a load_media sent right after a consent must not
+  // overtake it (and be refused as not yet allowed), so loads wait for consents in flight.
+  let consents: Promise<unknown> = Promise.resolve();
   return {
     snapshot: () => call<Snapshot>("inbox_snapshot"),
     answer: (args) => call<Delivery>("answer_interaction", args),
     decline: (args) => call<Delivery>("decline_interaction", args),
     markRead: (args) => call<void>("mark_read", args),
     openExternal: (url) => call<void>("open_external", { url }),
-    loadMedia: (args) => call<string>("load_media", args),
-    allowRemoteImages: (args) => call<void>("allow_remote_images", args),
+    loadMedia: async (args) => {
+      await consents;
+      return call<string>("load_media", args);
+    },
+    allowRemoteImages: (args) => {
+      const recorded = call<void>("allow_remote_images", args);
+      consents = Promise.all([consents, recorded.catch(() => undefined)]);
+      return recorded;
+    },
     setDoNotDisturb: (on) => call<void>("set_do_not_disturb", { on }),
     addAccount: (account) => call<void>("add_account", account),
     removeAccount: (account) => call<void>("remove_account", { account }),

@@ -36,20 +36,79 @@ describe("media on a question", () => {
     expect(pane().queryByRole("img")).toBeNull();
   });
 
-  it("keeps remote images behind a choice, per question or per sender", async () => {
-    const { backend, user } = await renderApp([withMedia([{ kind: "image", url: "https://img.example.com/a.png", caption: "Remote one", filename: null }])]);
+  it("keeps remote images behind a choice, then loads them through the backend, never from the window", async () => {
+    const remote = "https://img.example.com/a.png";
+    const { backend, user } = await renderApp([withMedia([{ kind: "image", url: remote, caption: "Remote one", filename: null }])], {
+      media: { [remote]: PNG },
+    });
     expect(pane().queryByRole("img")).toBeNull();
-    expect(document.querySelector('img[src^="https://"]')).toBeNull();
-    await user.click(pane().getByRole("button", { name: "Load remote images" }));
-    expect(attachments().getByRole("img", { name: "Remote one" })).toHaveAttribute("src", "https://img.example.com/a.png");
+    expect(pane().getByText(/1 remote attachment is not loaded/)).toBeInTheDocument();
+    expect(lastCall(backend, "load_media")).toBeUndefined();
+    await user.click(pane().getByRole("button", { name: "Load remote media" }));
     expect(lastCall(backend, "allow_remote_images")).toEqual({ account: "acme", id: "ia_m" });
+    const img = await attachments().findByRole("img", { name: "Remote one" });
+    // The bytes the backend fetched, as a data: URL — the remote address never reaches the DOM.
+    expect(img).toHaveAttribute("src", PNG);
+    expect(lastCall(backend, "load_media")).toEqual({ account: "acme", url: remote });
+    expect(document.querySelector('[src^="https:"]')).toBeNull();
+    expect(pane().queryByText(/remote attachment/)).toBeNull();
   });
 
   it("remembers 'always from this sender'", async () => {
-    const { backend, user } = await renderApp([withMedia([{ kind: "image", url: "https://img.example.com/a.png", caption: "R", filename: null }])]);
+    const remote = "https://img.example.com/a.png";
+    const { backend, user } = await renderApp([withMedia([{ kind: "image", url: remote, caption: "R", filename: null }])], { media: { [remote]: PNG } });
     await user.click(pane().getByRole("button", { name: "Always from design-agent" }));
     expect(lastCall(backend, "allow_remote_images")).toEqual({ account: "acme", sender: "design-agent" });
-    expect(attachments().getByRole("img", { name: "R" })).toBeInTheDocument();
+    expect(await attachments().findByRole("img", { name: "R" })).toHaveAttribute("src", PNG);
+  });
+
+  it("does not draw a remote image whose fetched body is not a picture", async () => {
+    const remote = "https://img.example.com/a.png";
+    const { user } = await renderApp([withMedia([{ kind: "image", url: remote, caption: "R", filename: null }])], {
+      media: { [remote]: "data:text/html;base64,PHNjcmlwdD4=" },
+    });
+    await user.click(pane().getByRole("button", { name: "Load remote media" }));
+    await waitFor(() => expect(attachments().getByText(/Image unavailable/)).toBeInTheDocument());
+    expect(pane().queryByRole("img")).toBeNull();
+  });
+
+  it("keeps remote video and audio behind the same choice, loaded only when played", async () => {
+    const video = "https://media.example.com/w.mp4";
+    const audio = "https://media.example.com/v.ogg";
+    const { backend, user } = await renderApp(
+      [
+        withMedia([
+          { kind: "video", url: video, caption: "Walkthrough", filename: null },
+          { kind: "audio", url: audio, caption: "Voice", filename: null },
+        ]),
+      ],
+      { media: { [video]: "data:video/mp4;base64,AAAA", [audio]: "data:audio/ogg;base64,T2dnUw==" } },
+    );
+    expect(pane().getByText(/2 remote attachments are not loaded/)).toBeInTheDocument();
+    const play = attachments().getByRole("button", { name: "Load video Walkthrough" });
+    expect(play).toBeDisabled();
+    expect(attachments().getByRole("button", { name: "Load audio Voice" })).toBeDisabled();
+    await user.click(play);
+    expect(lastCall(backend, "load_media")).toBeUndefined();
+    expect(document.querySelector("video, audio")).toBeNull();
+
+    await user.click(pane().getByRole("button", { name: "Load remote media" }));
+    // Allowed, but still nothing is fetched until the reviewer plays it.
+    expect(lastCall(backend, "load_media")).toBeUndefined();
+    await user.click(attachments().getByRole("button", { name: "Load video Walkthrough" }));
+    const player = await pane().findByLabelText("Walkthrough");
+    expect(player.tagName).toBe("VIDEO");
+    expect(player).toHaveAttribute("src", "data:video/mp4;base64,AAAA");
+    expect(lastCall(backend, "load_media")).toEqual({ account: "acme", url: video });
+    expect(document.querySelector('[src^="https:"]')).toBeNull();
+  });
+
+  it("the backend itself refuses a remote load nobody allowed", async () => {
+    const remote = "https://img.example.com/a.png";
+    const { backend } = await renderApp([withMedia([{ kind: "image", url: remote, caption: "R", filename: null }])], { media: { [remote]: PNG } });
+    await expect(backend.loadMedia({ account: "acme", url: remote })).rejects.toMatchObject({ code: "remote_images_blocked" });
+    await backend.allowRemoteImages({ account: "acme", id: "ia_m" });
+    await expect(backend.loadMedia({ account: "acme", url: remote })).resolves.toBe(PNG);
   });
 
   it.each(["javascript:alert(1)", "http://img.example.com/a.png", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==", "vbscript:x", "//evil.example.com/a.png"])(
@@ -75,19 +134,12 @@ describe("media on a question", () => {
     expect(lastCall(backend, "open_external")).toEqual({ url: "https://files.example.com/r.pdf" });
   });
 
-  it("shows video and audio as media elements that fetch nothing until played", async () => {
-    const { user } = await renderApp(
-      [
-        withMedia([
-          { kind: "video", url: "https://media.example.com/w.mp4", caption: "Walkthrough", filename: null },
-          { kind: "audio", url: "/api/interactions/media/md_voice", caption: "Voice note", filename: null },
-        ]),
-      ],
+  it("shows same-origin audio as a media element that fetches nothing until played", async () => {
+    const { backend, user } = await renderApp(
+      [withMedia([{ kind: "audio", url: "/api/interactions/media/md_voice", caption: "Voice note", filename: null }])],
       { media: { "/api/interactions/media/md_voice": "data:audio/ogg;base64,T2dnUw==" } },
     );
-    const video = pane().getByLabelText("Walkthrough");
-    expect(video.tagName).toBe("VIDEO");
-    expect(video).toHaveAttribute("preload", "none");
+    expect(lastCall(backend, "load_media")).toBeUndefined();
     await user.click(attachments().getByRole("button", { name: "Load audio Voice note" }));
     const audio = await pane().findByLabelText("Voice note");
     expect(audio.tagName).toBe("AUDIO");

@@ -16,13 +16,18 @@ type Props = {
 /**
  * The question's media, above its answer controls. Display-only. Every url is re-checked here
  * (see lib/safeUrl); an item whose url fails the check is not drawn at all.
+ *
+ * Remote (https) images, video and audio wait for the reviewer's consent, per question or per
+ * sender: loading tells the host the reader's address. Even then the window never fetches them
+ * itself (the CSP admits no remote host): the backend does, under its SSRF guard, and hands
+ * back a data: URL that is drawn only if it is of the expected kind.
  */
 export function MediaBubbles({ media, account, asker, questionId, backend, remoteAllowed, onAllowRemote }: Props) {
   const [enlarged, setEnlarged] = useState<{ src: string; alt: string } | null>(null);
   if (media.length === 0) return null;
   const accountId = account?.id ?? "";
   let refused = 0;
-  let remoteImages = 0;
+  let remoteWaiting = 0;
   const bubbles = media.map((item, n) => {
     const key = `${n}`;
     switch (item.kind) {
@@ -32,7 +37,7 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
           refused++;
           return null;
         }
-        if (src.kind === "remote" && !remoteAllowed) remoteImages++;
+        if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
         return (
           <ImageBubble key={key} source={src} caption={item.caption} account={accountId} backend={backend} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
         );
@@ -69,7 +74,10 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
           refused++;
           return null;
         }
-        return <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} backend={backend} />;
+        if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
+        return (
+          <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} backend={backend} remoteAllowed={remoteAllowed} />
+        );
       }
       case "link": {
         const href = linkHref(item.url);
@@ -102,13 +110,14 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
 
   return (
     <div className="media" aria-label="Attachments" role="group">
-      {remoteImages > 0 && (
+      {remoteWaiting > 0 && (
         <div className="remote-choice" role="note">
           <span>
-            {remoteImages === 1 ? "1 remote image is" : `${remoteImages} remote images are`} not loaded (loading tells the image host your address).
+            {remoteWaiting === 1 ? "1 remote attachment is" : `${remoteWaiting} remote attachments are`} not loaded (loading tells its host your
+            address).
           </span>
           <button type="button" className="quiet" onClick={() => onAllowRemote("question")}>
-            Load remote images
+            Load remote media
           </button>
           <button type="button" className="quiet" onClick={() => onAllowRemote("sender")}>
             Always from {asker}
@@ -146,8 +155,10 @@ function ImageBubble(props: {
   const { source, caption, account, backend, remoteAllowed, onOpen } = props;
   const [loaded, setLoaded] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
+  // Same-origin media at once; remote media only once allowed (and then through the backend too).
+  const fetched = source.kind === "media" || (source.kind === "remote" && remoteAllowed);
   useEffect(() => {
-    if (source.kind !== "media") return;
+    if (!fetched) return;
     let live = true;
     setLoaded(null);
     setFailed(false);
@@ -163,16 +174,13 @@ function ImageBubble(props: {
     return () => {
       live = false;
     };
-  }, [source.kind, source.url, account, backend]);
+  }, [fetched, source.url, account, backend]);
 
   const alt = caption ?? "";
-  let src: string | null = null;
-  if (source.kind === "inline") src = source.url;
-  else if (source.kind === "media") src = loaded;
-  else if (remoteAllowed) src = source.url;
+  const src = source.kind === "inline" ? source.url : loaded;
 
   if (!src) {
-    const note = source.kind === "remote" ? "Remote image" : failed ? "Image unavailable" : "Loading image…";
+    const note = failed ? "Image unavailable" : fetched ? "Loading image…" : "Remote image";
     return (
       <figure className="bubble image-bubble placeholder">
         <span className="placeholder-box" aria-hidden="true">
@@ -195,18 +203,28 @@ function ImageBubble(props: {
   );
 }
 
-function PlayableBubble(props: { kind: "video" | "audio"; source: { kind: "media" | "remote"; url: string }; caption: string | null; account: string; backend: Backend }) {
-  const { kind, source, caption, account, backend } = props;
+function PlayableBubble(props: {
+  kind: "video" | "audio";
+  source: { kind: "media" | "remote"; url: string };
+  caption: string | null;
+  account: string;
+  backend: Backend;
+  remoteAllowed: boolean;
+}) {
+  const { kind, source, caption, account, backend, remoteAllowed } = props;
   const [data, setData] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
   const label = caption ?? (kind === "video" ? "Video" : "Audio");
-  const src = source.kind === "remote" ? source.url : data;
+  // Nothing is fetched until played; remote media not before it is allowed either.
+  const waiting = source.kind === "remote" && !remoteAllowed;
+  const src = data;
   if (!src) {
     return (
       <button
         type="button"
         className="bubble file-chip"
         aria-label={`Load ${kind} ${label}`}
+        disabled={waiting}
         onClick={() =>
           backend.loadMedia({ account, url: source.url }).then(
             (d) => (isInlineMedia(d, kind) ? setData(d) : setFailed(true)),
@@ -218,7 +236,7 @@ function PlayableBubble(props: { kind: "video" | "audio"; source: { kind: "media
           {kind === "video" ? "▶" : "♪"}
         </span>
         <span className="file-name">{label}</span>
-        <span className="file-caption">{failed ? "unavailable" : `load ${kind}`}</span>
+        <span className="file-caption">{failed ? "unavailable" : waiting ? `remote ${kind}, not loaded` : `load ${kind}`}</span>
       </button>
     );
   }

@@ -19,7 +19,7 @@ function countNodes(node: unknown): number {
 }
 
 describe("bounded $ref expansion", () => {
-  for (const name of ["root-self-reference", "mutual-defs", "recursive-oneof", "items-parent"] as const) {
+  for (const name of ["root-self-reference", "mutual-defs", "recursive-oneof", "recursive-oneof-array", "items-parent"] as const) {
     it(`${name}: expands to a finite drawing without a $ref, recursion left lazy`, () => {
       const started = performance.now();
       const bounded = new BoundedSchema(schemaOf(name));
@@ -57,7 +57,7 @@ describe("bounded $ref expansion", () => {
   });
 
   it("a recursive oneOf keeps its alternatives, labelled, with the recursive one lazy", () => {
-    const bounded = new BoundedSchema(schemaOf("recursive-oneof"));
+    const bounded = new BoundedSchema(schemaOf("recursive-oneof-array"));
     const when = bounded.root.properties!.when as Node;
     expect(when.oneOf).toHaveLength(3);
     expect(BoundedSchema.lazyName(when.oneOf[0])).toBeDefined();

@@ -51,7 +51,7 @@ describe("recursive schemas as forms", () => {
   });
 
   it("a recursive oneOf (JSON-e style) draws its alternatives by name, with a JSON editor for the many-typed one", async () => {
-    const { backend, user } = await renderApp([formCard("ia_jsone", cases["recursive-oneof"] as Case, { when: "${ready}" })]);
+    const { backend, user } = await renderApp([formCard("ia_jsone", cases["recursive-oneof-array"] as Case, { when: "${ready}" })]);
     // The prefilled string picked the scalar alternative, drawn as a JSON editor.
     const editor = await pane().findByRole("textbox", { name: /When/ });
     expect(editor).toHaveValue('"${ready}"');

@@ -3,6 +3,7 @@
 /**
  * A refused command. `code` is a contract error code (`invalid_answer`, `already_answered`, …)
  * or one of the app's own: `unknown_account`, `not_open`, `in_flight`, `invalid_url`,
- * `remote_images_blocked`, `keyring`, `unavailable`.
+ * `remote_images_blocked` (not allowed yet), `remote_media_refused` (the SSRF guard or the
+ * response's type said no), `keyring`, `unavailable`.
  */
 export type CommandError = { code: string, message: string, field?: string, };
