@@ -39,7 +39,7 @@ const IN_PLACE_MAP: &[&str] = &["dependentSchemas", "dependencies"];
 /// Subschemas applied to the array's items.
 const ITEM_ONE: &[&str] = &["additionalItems", "unevaluatedItems", "contains"];
 /// Subschemas applied to property values whatever the property's name.
-const ANY_PROPERTY_ONE: &[&str] = &["additionalProperties", "unevaluatedProperties"];
+const ANY_PROPERTY_ONE: &[&str] = &["unevaluatedProperties"];
 /// Subschemas only referred to, never applied by position.
 const CONTAINERS: &[&str] = &["$defs", "definitions"];
 const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
@@ -170,8 +170,11 @@ enum Step {
     Item,
     /// The value of the property of this name (`properties`).
     Property(usize),
-    /// The value of any property (`patternProperties`, `additionalProperties`).
+    /// The value of any property (`patternProperties`, `unevaluatedProperties`).
     AnyProperty,
+    /// The value of any property its own schema does not list in `properties`
+    /// (`additionalProperties`).
+    OtherProperty,
     /// Each property name, as a string (`propertyNames`).
     PropertyName,
     /// Not applied by position at all, only held for references (`$defs`). Followed so that
@@ -191,6 +194,9 @@ struct Node<'a> {
     pointer: String,
     base: Url,
     edges: Vec<Edge>,
+    /// The property names (as indices) its own `properties` lists: its
+    /// `additionalProperties` does not apply to them.
+    listed: Vec<usize>,
 }
 
 struct Graph<'a> {
@@ -306,6 +312,7 @@ impl<'a> Graph<'a> {
             pointer,
             base,
             edges: Vec::new(),
+            listed: Vec::new(),
         });
         index
     }
@@ -367,6 +374,8 @@ impl<'a> Graph<'a> {
                 one(Step::Item)
             } else if ANY_PROPERTY_ONE.contains(&key) {
                 one(Step::AnyProperty)
+            } else if key == "additionalProperties" {
+                one(Step::OtherProperty)
             } else if key == "propertyNames" {
                 one(Step::PropertyName)
             } else if key == "patternProperties" || key == "properties" {
@@ -417,6 +426,13 @@ impl<'a> Graph<'a> {
                 });
             }
         }
+        self.nodes[index].listed = linked
+            .iter()
+            .filter_map(|e| match e.step {
+                Step::Property(p) => Some(p),
+                _ => None,
+            })
+            .collect();
         self.nodes[index].edges = linked;
         Ok(())
     }
@@ -553,22 +569,28 @@ impl<'a> Graph<'a> {
         let mut applied = self.closure(&Counts::from([(0, 1)]), &rank, &mut work, 0)?;
         for depth in 1..=ANSWER_MAX_DEPTH {
             // What reaches one child, by how it is reached: an item, any property, each named
-            // property, a property name.
+            // property, a property name. `additionalProperties` reaches every name its own
+            // schema does not list, so it is counted for all and taken back per listed name.
             let mut item = Counts::new();
             let mut any_property = Counts::new();
             let mut name = Counts::new();
             let mut named: HashMap<usize, Counts> = HashMap::new();
+            let mut not_listed: HashMap<usize, Counts> = HashMap::new();
             for (&node, &count) in &applied {
                 for edge in &self.nodes[node].edges {
                     let counts = match edge.step {
                         Step::InPlace | Step::Defined => continue,
                         Step::Item => &mut item,
-                        Step::AnyProperty => &mut any_property,
+                        Step::AnyProperty | Step::OtherProperty => &mut any_property,
                         Step::PropertyName => &mut name,
                         Step::Property(p) => named.entry(p).or_default(),
                     };
-                    let slot = counts.entry(edge.to).or_insert(0);
-                    *slot = slot.saturating_add(count);
+                    add(counts, edge.to, count);
+                    if edge.step == Step::OtherProperty {
+                        for &p in &self.nodes[node].listed {
+                            add(not_listed.entry(p).or_default(), edge.to, count);
+                        }
+                    }
                 }
             }
             if item.is_empty() && any_property.is_empty() && name.is_empty() && named.is_empty() {
@@ -585,18 +607,18 @@ impl<'a> Graph<'a> {
             };
             merge(self.closure(&item, &rank, &mut work, depth)?);
             merge(self.closure(&name, &rank, &mut work, depth)?);
-            let any = self.closure(&any_property, &rank, &mut work, depth)?;
-            if named.is_empty() {
-                merge(any);
-            } else {
-                for direct in named.into_values() {
-                    let mut with_any = direct;
-                    for (&node, &count) in &any_property {
-                        let slot = with_any.entry(node).or_insert(0);
-                        *slot = slot.saturating_add(count);
+            // A property no schema lists.
+            merge(self.closure(&any_property, &rank, &mut work, depth)?);
+            for (p, direct) in named {
+                let mut reaching = direct;
+                let taken_back = not_listed.remove(&p).unwrap_or_default();
+                for (&node, &count) in &any_property {
+                    let count = count.saturating_sub(taken_back.get(&node).copied().unwrap_or(0));
+                    if count > 0 {
+                        add(&mut reaching, node, count);
                     }
-                    merge(self.closure(&with_any, &rank, &mut work, depth)?);
                 }
+                merge(self.closure(&reaching, &rank, &mut work, depth)?);
             }
             if next == applied {
                 return Ok(()); // a fixed point: deeper levels look the same
@@ -655,6 +677,11 @@ impl<'a> Graph<'a> {
 /// How many times each node applies at one place in an answer.
 type Counts = HashMap<usize, u64>;
 
+fn add(counts: &mut Counts, node: usize, count: u64) {
+    let slot = counts.entry(node).or_insert(0);
+    *slot = slot.saturating_add(count);
+}
+
 /// Steps the application bound may take before it gives up and refuses the schema.
 const SCHEMA_CHECK_WORK: u64 = 5_000_000;
 
@@ -686,6 +713,14 @@ mod tests {
                 {"type": "object", "additionalProperties": {"$ref": "#"}},
                 {"type": "array", "items": {"$ref": "#"}},
                 {"type": "string"}, {"type": "number"}]}),
+            // JSON-e's own shape: listed properties and `additionalProperties` refer to the same
+            // recursive value, whose `oneOf` has an object and an array branch back to the root.
+            json!({"type": "object", "properties": {"note": {"type": "string"},
+                "when": {"$ref": "#/$defs/value"}},
+                "additionalProperties": {"$ref": "#/$defs/value"},
+                "$defs": {"value": {"oneOf": [{"$ref": "#"},
+                    {"type": "array", "items": {"$ref": "#"}},
+                    {"type": ["null", "boolean", "number", "string"]}]}}}),
             // Mutual references in `$defs`, each through a property.
             json!({"$ref": "#/$defs/a", "$defs": {
                 "a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
