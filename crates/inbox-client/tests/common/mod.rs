@@ -70,6 +70,9 @@ impl TestServer {
             token("bot", Role::Asker, BOT),
         ];
         config.events_retention = self.retention;
+        // Tests reach the server through a fault-injecting relay on another port too; its
+        // `Host` (127.0.0.1:<relay port>) is this same machine, so any port is served.
+        config.allowed_hosts = vec!["127.0.0.1".into()];
         // Short keepalives so a short client keepalive timeout only fires on real silence.
         config.keepalive = Duration::from_millis(300);
         // The port of a stopped server can linger briefly; try again for a moment.
@@ -137,7 +140,8 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
             mode: Mode::Sync,
             expires_at: None,
             status: Status::Pending,
-            asker: "bot".into(),
+            // Not "bot": the live asks of a test must stay under the per-asker pending cap.
+            asker: "seed-bot".into(),
             created_at: base + chrono::Duration::milliseconds(i as i64),
             answer: None,
             metadata: Default::default(),
