@@ -39,6 +39,11 @@ pub struct Args {
     /// is seconds), or `forever` (no horizon). An ask beyond it is refused, 400 beyond_retention.
     #[arg(long, env = "INBOX_PARK_RETENTION", default_value = "30d", value_parser = parse_retention)]
     park_retention: Retention,
+    /// The secret webhook continuations are signed with (Standard Webhooks), `whsec_<base64>`.
+    /// Without it one is generated into the data dir (`webhook_secret`, mode 0600); several
+    /// Redis workers must be given the same one.
+    #[arg(long, env = "INBOX_WEBHOOK_SECRET", hide_env_values = true)]
+    webhook_secret: Option<String>,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -118,6 +123,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.ticket_max_ttl = Duration::from_secs(args.ticket_max_ttl_s.max(1));
     config.events_retention = args.events_retention;
     config.park_retention = args.park_retention.0;
+    config.webhook_secret = args.webhook_secret;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.redis_url = args.redis_url;
     config.allowed_hosts = args.allowed_hosts;
