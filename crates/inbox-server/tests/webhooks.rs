@@ -286,3 +286,87 @@ async fn a_delivery_that_keeps_failing_is_failed_and_can_be_redelivered() {
     );
     server.shutdown().await;
 }
+
+/// Redis, two workers: the worker holding a delivery's lease stops making progress
+/// mid-delivery (its POST hangs, as a worker that died would leave it); when the lease runs
+/// out the other worker delivers it, with the same id, and the stuck one can change nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_worker_takes_over_a_delivery_whose_lease_ran_out() {
+    let test = "webhook_takeover";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    // A receiver whose first request never gets an answer; later ones get 204.
+    let seen = Arc::new(Mutex::new(Vec::<HeaderMap>::new()));
+    let shared = seen.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap| {
+            let seen = shared.clone();
+            async move {
+                let first = {
+                    let mut seen = seen.lock().unwrap();
+                    seen.push(headers);
+                    seen.len() == 1
+                };
+                if first {
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                }
+                AxumStatus::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let worker = |dir: std::path::PathBuf, poll: Duration| {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        async move {
+            common::start_in(&dir, move |c| {
+                c.webhook_secret = Some(secret());
+                c.webhook.lease = Duration::from_secs(1);
+                c.webhook.timeout = Duration::from_secs(300);
+                c.webhook.poll = poll;
+                c.redis_url = Some(url);
+                c.redis_prefix = prefix;
+            })
+            .await
+        }
+    };
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = worker(dir_a.path().to_owned(), Duration::from_millis(20)).await;
+    // Only A runs while the park resolves, so A is the one that leases the delivery; B joins
+    // once A's attempt is stuck.
+    let id = park_and_answer(&a, addr).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "A never attempted the delivery");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let b = worker(dir_b.path().to_owned(), Duration::from_millis(50)).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while park(&b, &id).await["status"] != "resumed" {
+        assert!(Instant::now() < deadline, "B never took the delivery over");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.len(),
+        2,
+        "the stuck attempt and the one that delivered"
+    );
+    assert_eq!(
+        seen[0]["webhook-id"], seen[1]["webhook-id"],
+        "never a second id"
+    );
+    assert_eq!(
+        park(&a, &id).await["attempts"],
+        1,
+        "only B's attempt was recorded"
+    );
+    // A is left stuck in its POST; the runtime ends it with the test.
+    drop(a);
+    b.shutdown().await;
+}
