@@ -11,3 +11,7 @@ pub const DECLINED: u8 = 10;
 pub const EXPIRED: u8 = 11;
 /// The question was withdrawn (by this asker, e.g. Ctrl-C, or another).
 pub const CANCELLED: u8 = 12;
+/// The ask is parked (async, or `inbox park`): nothing is answered yet; the park was printed
+/// and its resume comes back through `inbox park wait` / `inbox park claim`. Also what
+/// `inbox park wait --timeout` returns when the park is still parked.
+pub const PARKED: u8 = 13;

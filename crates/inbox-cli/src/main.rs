@@ -27,6 +27,7 @@ struct Cli {
 enum Command {
     Serve(commands::serve::Args),
     Ask(commands::ask::Args),
+    Park(commands::park::Args),
     List(commands::list::Args),
     Show(commands::show::Args),
     Answer(commands::answer::Args),
@@ -56,6 +57,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Ask(args) => commands::ask::run(args).await,
+            Command::Park(args) => commands::park::run(args).await,
             Command::List(args) => commands::list::run(args).await,
             Command::Show(args) => commands::show::run(args).await,
             Command::Answer(args) => commands::answer::run(args).await,

@@ -369,3 +369,69 @@ fn plain_http_to_another_machine_needs_the_flag_and_then_takes_the_proxy() {
         );
     }
 }
+
+#[test]
+fn an_async_ask_prints_its_park_and_exits_parked_then_park_wait_and_claim_resume_it() {
+    let server = start_server();
+    let expiry = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
+    let out = run(
+        &server,
+        &[
+            "ask",
+            "Ship it later?",
+            "--format",
+            "confirm",
+            "--expiry-at",
+            &expiry,
+        ],
+    );
+    // Never 0 (answered): 13, parked.
+    assert_eq!(
+        out.status.code(),
+        Some(13),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let park = &printed["park"];
+    assert_eq!(park["status"], "parked");
+    let park_id = park["id"].as_str().unwrap().to_owned();
+    let ia = park["interactions"][0].as_str().unwrap().to_owned();
+
+    let still = run(&server, &["park", "wait", &park_id, "--timeout", "1"]);
+    assert_eq!(still.status.code(), Some(13));
+    let claim = run(&server, &["park", "claim", &park_id]);
+    assert_eq!(claim.status.code(), Some(1), "not resolved yet");
+    assert!(
+        String::from_utf8_lossy(&claim.stderr).contains("not_resolved")
+            || String::from_utf8_lossy(&claim.stderr).contains("resolved")
+    );
+
+    let answered = run(&server, &["answer", &ia, "true"]);
+    assert_eq!(
+        answered.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
+    let done = run(&server, &["park", "wait", &park_id, "--timeout", "10"]);
+    assert_eq!(done.status.code(), Some(0));
+    let claimed = run(
+        &server,
+        &["park", "claim", &park_id, "--idempotency-key", "k1"],
+    );
+    assert_eq!(claimed.status.code(), Some(0));
+    let body: serde_json::Value = serde_json::from_str(&stdout(&claimed)).unwrap();
+    assert_eq!(body["park"]["status"], "resumed");
+    assert_eq!(body["park"]["resolutions"][0]["value"], true);
+    let again = run(
+        &server,
+        &["park", "claim", &park_id, "--idempotency-key", "k1"],
+    );
+    assert_eq!(
+        (again.status.code(), stdout(&again)),
+        (Some(0), stdout(&claimed))
+    );
+    let other = run(&server, &["park", "claim", &park_id]);
+    assert_eq!(other.status.code(), Some(1));
+}

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use inbox_protocol::{
-    AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage,
-    ResolveResponse, StatusFilter, paths,
+    AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage, Park,
+    ParkRequest, ParkResponse, ResolveResponse, StatusFilter, paths,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
@@ -231,6 +231,64 @@ impl ApiClient {
             Err(_) => Err(ClientError::UnexpectedStatus { status: code }),
         }
     }
+}
+
+/// What a park's long-poll returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParkWait {
+    /// Every question has resolved (the park is `resolved`, or already `resumed`/`failed`).
+    Resolved(Box<Park>),
+    /// Questions remain when the server's wait window closed.
+    Parked(Box<Park>),
+}
+
+/// The park doors (`/api/parks`).
+impl ApiClient {
+    /// `POST /api/parks` — park one or more async questions.
+    pub async fn park(&self, req: &ParkRequest) -> Result<Park, ClientError> {
+        let resp = self
+            .send(self.request(Method::POST, paths::PARKS).json(req))
+            .await?;
+        Ok(decode::<ParkResponse>(resp).await?.park)
+    }
+
+    /// `GET /api/parks/{id}`.
+    pub async fn get_park(&self, id: &str) -> Result<Park, ClientError> {
+        let resp = self
+            .send(self.request(Method::GET, &park_path(id, "")))
+            .await?;
+        Ok(decode::<ParkResponse>(resp).await?.park)
+    }
+
+    /// `GET /api/parks/{id}/wait` — long-poll until the park resolves or `timeout` passes.
+    pub async fn wait_park(&self, id: &str, timeout: Duration) -> Result<ParkWait, ClientError> {
+        let req = self
+            .request(Method::GET, &park_path(id, "/wait"))
+            .query(&[("timeout_s", timeout.as_secs().max(1).to_string())])
+            .timeout(timeout + Duration::from_secs(15));
+        let resp = self.send(req).await?;
+        let pending = resp.status() == StatusCode::ACCEPTED;
+        let park = Box::new(decode::<ParkResponse>(resp).await?.park);
+        Ok(if pending {
+            ParkWait::Parked(park)
+        } else {
+            ParkWait::Resolved(park)
+        })
+    }
+
+    /// `POST /api/parks/{id}/claim` — take the resume; the same `idempotency_key` replays.
+    pub async fn claim_park(&self, id: &str, idempotency_key: &str) -> Result<Park, ClientError> {
+        let req = self
+            .request(Method::POST, &park_path(id, "/claim"))
+            .header(paths::IDEMPOTENCY_KEY, idempotency_key);
+        let resp = self.send(req).await?;
+        Ok(decode::<ParkResponse>(resp).await?.park)
+    }
+}
+
+fn park_path(id: &str, suffix: &str) -> String {
+    let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    format!("{}/{escaped}{suffix}", paths::PARKS)
 }
 
 fn item_path(id: &str, suffix: &str) -> String {

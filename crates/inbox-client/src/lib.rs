@@ -28,7 +28,7 @@ pub mod stream;
 pub mod transport;
 
 pub use accounts::{Account, AccountList};
-pub use api::{ApiClient, MediaBody, WaitOutcome, new_idempotency_key};
+pub use api::{ApiClient, MediaBody, ParkWait, WaitOutcome, new_idempotency_key};
 pub use backoff::{Backoff, BackoffPolicy};
 pub use engine::{Engine, EngineConfig, EngineError};
 pub use error::ClientError;

@@ -54,6 +54,8 @@ pub enum ErrorCode {
     NotResolved,
     /// The park resumes another way (a webhook); it cannot be claimed.
     NotClaimable,
+    /// Redeliver: the park's webhook has not failed (it is pending, delivering or delivered).
+    NotFailed,
     /// The store could not be reached.
     Unavailable,
     /// Something failed on the server; details are in its log, not here.
@@ -81,7 +83,8 @@ impl ErrorCode {
             | ErrorCode::IdempotencyConflict
             | ErrorCode::AlreadyClaimed
             | ErrorCode::NotResolved
-            | ErrorCode::NotClaimable => 409,
+            | ErrorCode::NotClaimable
+            | ErrorCode::NotFailed => 409,
             ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::HostNotAllowed => 421,
@@ -116,6 +119,7 @@ impl ErrorCode {
             ErrorCode::AlreadyClaimed => "already_claimed",
             ErrorCode::NotResolved => "not_resolved",
             ErrorCode::NotClaimable => "not_claimable",
+            ErrorCode::NotFailed => "not_failed",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }

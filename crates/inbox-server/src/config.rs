@@ -52,6 +52,11 @@ pub struct ServerConfig {
     pub resolved_retention: Option<Duration>,
     /// How far ahead a park's `expiry_at` may lie; `None` keeps parks forever (no horizon).
     pub park_retention: Option<Duration>,
+    /// The webhook signing secret, `whsec_<base64>`; `None` → generated into the data dir.
+    /// Several Redis workers must share one.
+    pub webhook_secret: Option<String>,
+    /// Attempts, backoff and lease of webhook deliveries.
+    pub webhook: crate::webhook::dispatcher::Policy,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -76,6 +81,11 @@ impl std::fmt::Debug for ServerConfig {
             .field("ticket_max_ttl", &self.ticket_max_ttl)
             .field("resolved_retention", &self.resolved_retention)
             .field("park_retention", &self.park_retention)
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("webhook", &self.webhook)
             .finish()
     }
 }
@@ -100,6 +110,8 @@ impl ServerConfig {
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
             resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
             park_retention: Some(DEFAULT_PARK_RETENTION),
+            webhook_secret: None,
+            webhook: crate::webhook::dispatcher::Policy::default(),
         }
     }
 }

@@ -34,6 +34,11 @@ pub fn park_id() -> String {
     format!("pk_{}", random_base32(16))
 }
 
+/// 128 random bits naming one dispatcher's lease on one delivery.
+pub fn lease_token() -> String {
+    format!("ls_{}", random_base32(16))
+}
+
 /// `md_` + 128 random bits; the id is the capability of the public media door.
 pub fn media_id() -> String {
     format!("md_{}", random_base32(16))

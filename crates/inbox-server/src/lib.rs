@@ -31,10 +31,13 @@ mod sweeper;
 mod ticket;
 mod tokens_file;
 mod validation;
+pub mod webhook;
 
 pub use config::{DEFAULT_PARK_RETENTION, Role, ServerConfig, TokenSpec, TokenSpecError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
 pub use state::AppState;
+pub use webhook::dispatcher::Policy as WebhookPolicy;
+pub use webhook::sign as sign_webhook;
 
 /// Every door of the contract on one router, for tests that drive it directly.
 pub fn app(state: AppState) -> axum::Router {

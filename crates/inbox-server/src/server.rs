@@ -34,6 +34,8 @@ pub enum ServerError {
     PublicUrl(String, &'static str),
     #[error("{0} (--allowed-host / INBOX_ALLOWED_HOSTS)")]
     AllowedHost(#[from] crate::hosts::AllowedHostError),
+    #[error("{0}")]
+    WebhookSecret(#[from] crate::webhook::secret::SecretError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
@@ -58,6 +60,7 @@ pub struct RunningServer {
     stop: oneshot::Sender<()>,
     serving: JoinHandle<std::io::Result<()>>,
     sweeper: JoinHandle<()>,
+    dispatcher: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -76,6 +79,7 @@ impl RunningServer {
             stop,
             mut serving,
             sweeper,
+            dispatcher,
             ..
         } = self;
         state.begin_shutdown();
@@ -88,6 +92,7 @@ impl RunningServer {
             serving.abort();
         }
         let _ = sweeper.await;
+        let _ = dispatcher.await;
         tracing::info!("interactions server stopped");
     }
 
@@ -143,6 +148,8 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         (config.tokens.clone(), None)
     };
 
+    let webhook_key =
+        crate::webhook::secret::load_or_generate(config.webhook_secret.as_deref(), &data_dir)?;
     let db_path = data_dir.join(DATABASE_FILE);
     let retention = config.events_retention;
     let store: Arc<dyn Store> = match &config.redis_url {
@@ -197,9 +204,15 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         },
     );
     let sweeper = sweeper::spawn(
-        store,
+        store.clone(),
         config.sweep_interval,
         config.resolved_retention,
+        state.stopping(),
+    );
+    let dispatcher = crate::webhook::dispatcher::spawn(
+        store,
+        webhook_key,
+        config.webhook.clone(),
         state.stopping(),
     );
     let router = crate::app(state.clone());
@@ -225,6 +238,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         stop,
         serving,
         sweeper,
+        dispatcher,
     })
 }
 

@@ -476,3 +476,71 @@ async fn workers_become_unready_while_redis_restarts_and_then_serve_again() {
     );
     assert_eq!(pending_ids(&w[0]).await, BTreeSet::new());
 }
+
+/// A park's long-poll on one worker wakes when the last of its questions is answered on
+/// another (the other worker's store made the transition; this one hears the question's event).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_answer_on_one_worker_wakes_a_park_wait_on_another() {
+    let Some((w, _dir)) = workers("park_wait_wakes", 2).await else {
+        return;
+    };
+    let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let ask = json!({"prompt": "Ship?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry});
+    let resp = w[1]
+        .request(Method::POST, "/api/parks", Some(ASKER))
+        .json(&json!({"asks": [ask, ask]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let park: Value = resp.json().await.unwrap();
+    let id = park["park"]["id"].as_str().unwrap().to_owned();
+    let questions: Vec<String> = park["park"]["interactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    let (status, _) = w[0].answer(&questions[0], json!(true), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let wait = w[1]
+        .request(
+            Method::GET,
+            &format!("/api/parks/{id}/wait?timeout_s=30"),
+            Some(ASKER),
+        )
+        .send();
+    let waiting = tokio::spawn(async move {
+        let started = Instant::now();
+        let resp = wait.await.unwrap();
+        (
+            resp.status(),
+            resp.json::<Value>().await.unwrap(),
+            started.elapsed(),
+        )
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, _) = w[0].answer(&questions[1], json!(false), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("the park wait returns soon after the last answer")
+        .unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["park"]["status"], "resolved");
+    assert_eq!(body["park"]["resolutions"].as_array().unwrap().len(), 2);
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "woken, not timed out: {elapsed:?}"
+    );
+    // And the claim, taken on the other worker, is the one claim.
+    let claim = |worker: usize| {
+        w[worker]
+            .request(Method::POST, &format!("/api/parks/{id}/claim"), Some(ASKER))
+            .send()
+    };
+    let (first, second) = tokio::join!(claim(0), claim(1));
+    let mut statuses = [first.unwrap().status(), second.unwrap().status()];
+    statuses.sort();
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::CONFLICT]);
+}

@@ -19,7 +19,8 @@ use crate::exit;
 /// Ask a question. A sync ask blocks until it is answered and prints the typed answer as JSON.
 ///
 /// Exit codes: 0 answered, 10 declined, 11 expired, 12 cancelled (also after Ctrl-C, which
-/// withdraws the question), 1 error.
+/// withdraws the question), 13 parked (with --expiry-at: the park is printed, nothing is
+/// answered yet), 1 error.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The question, as plain text.
@@ -84,6 +85,17 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     let request = build_request(&args)?;
     let client = args.conn.client(Acting::Asker)?;
     let interaction = client.ask(&request).await?;
+    if let Some(park_id) = &interaction.park_id {
+        // Async: nothing is answered, so never the "answered" code. Print the park the server
+        // made of this ask; its resume is taken with `inbox park wait` / `inbox park claim`.
+        let park = client.get_park(park_id).await?;
+        eprintln!(
+            "parked {park_id} ({}): resume with `inbox park wait {park_id}` then `inbox park claim {park_id}`",
+            interaction.id
+        );
+        print_json(&inbox_protocol::ParkResponse { park })?;
+        return Ok(exit::PARKED);
+    }
     eprintln!("asked {} — waiting for an answer", interaction.id);
     if args.no_wait || interaction.mode == Mode::Async {
         print_json(&interaction)?;

@@ -36,9 +36,19 @@ pub struct Args {
     #[arg(long, env = "INBOX_TICKET_MAX_TTL_S", default_value_t = 30 * 24 * 3600)]
     ticket_max_ttl_s: u64,
     /// How long an answered, declined, expired or withdrawn question is kept (with its media,
-    /// ticket and idempotency records) before it is pruned: whole days, or `forever`.
-    #[arg(long, env = "INBOX_RESOLVED_RETENTION", default_value = "30", value_parser = parse_retention)]
+    /// ticket and idempotency records) before it is pruned: `30d`, `12h`, `90m`, `3600s`
+    /// (a bare number is seconds), or `forever`.
+    #[arg(long, env = "INBOX_RESOLVED_RETENTION", default_value = "30d", value_parser = parse_retention)]
     resolved_retention: Retention,
+    /// How far ahead a park's expiry_at may lie: `30d`, `12h`, `90m`, `3600s` (a bare number
+    /// is seconds), or `forever` (no horizon). An ask beyond it is refused, 400 beyond_retention.
+    #[arg(long, env = "INBOX_PARK_RETENTION", default_value = "30d", value_parser = parse_retention)]
+    park_retention: Retention,
+    /// The secret webhook continuations are signed with (Standard Webhooks), `whsec_<base64>`.
+    /// Without it one is generated into the data dir (`webhook_secret`, mode 0600); several
+    /// Redis workers must be given the same one.
+    #[arg(long, env = "INBOX_WEBHOOK_SECRET", hide_env_values = true)]
+    webhook_secret: Option<String>,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -71,6 +81,40 @@ pub struct Args {
     max_connections: usize,
 }
 
+/// `--park-retention`: a duration, or `None` for forever.
+#[derive(Debug, Clone, Copy)]
+struct Retention(Option<Duration>);
+
+fn parse_retention(text: &str) -> Result<Retention, String> {
+    if text == "forever" {
+        return Ok(Retention(None));
+    }
+    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "`{text}`: use e.g. 30d, 12h, 90m, 3600s or forever"
+            ));
+        }
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}`: use e.g. 30d, 12h, 90m, 3600s or forever"))?;
+    if n == 0 {
+        return Err("the retention must be longer than zero (or `forever`)".into());
+    }
+    Ok(Retention(Some(Duration::from_secs(
+        n.saturating_mul(scale),
+    ))))
+}
+
 pub async fn run(args: Args) -> anyhow::Result<u8> {
     let data_dir = args.data_dir.unwrap_or_else(default_data_dir);
     let mut config = ServerConfig::new(args.bind, data_dir.clone());
@@ -84,6 +128,8 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.ticket_max_ttl = Duration::from_secs(args.ticket_max_ttl_s.max(1));
     config.resolved_retention = args.resolved_retention.0;
     config.events_retention = args.events_retention;
+    config.park_retention = args.park_retention.0;
+    config.webhook_secret = args.webhook_secret;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.redis_url = args.redis_url;
     config.allowed_hosts = args.allowed_hosts;
@@ -106,20 +152,4 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     }
     server.wait().await.context("server stopped")?;
     Ok(exit::ANSWERED)
-}
-
-/// A retention in whole days, or none (`forever`).
-#[derive(Debug, Clone, Copy)]
-struct Retention(Option<Duration>);
-
-fn parse_retention(raw: &str) -> Result<Retention, String> {
-    if raw.eq_ignore_ascii_case("forever") {
-        return Ok(Retention(None));
-    }
-    match raw.parse::<u64>() {
-        Ok(days) if days > 0 => Ok(Retention(Some(Duration::from_secs(days * 24 * 3600)))),
-        _ => Err(format!(
-            "`{raw}` is not a retention: give whole days (1 or more) or `forever`"
-        )),
-    }
 }

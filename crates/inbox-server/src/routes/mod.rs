@@ -49,6 +49,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/parks/{id}", get(park::read::read))
         .route("/api/parks/{id}/wait", get(park::wait::wait))
         .route("/api/parks/{id}/claim", post(park::claim::claim))
+        .route(
+            "/api/parks/{id}/redeliver",
+            post(park::redeliver::redeliver),
+        )
         .route(paths::HEALTHZ, get(health::healthz))
         .route(paths::READYZ, get(health::readyz))
         .fallback(unknown_route)

@@ -20,7 +20,7 @@ use inbox_protocol::{
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
-pub use self::park::{ClaimOutcome, NewPark};
+pub use self::park::{ClaimOutcome, Delivery, DeliveryResult, NewPark};
 pub use self::redis::RedisStore;
 pub use sqlite::SqliteStore;
 
@@ -248,4 +248,24 @@ pub trait Store: Send + Sync + 'static {
     /// Parks this store instance moved to `resolved`, each exactly once, from now on (another
     /// Redis worker's transitions are heard through the events of the questions instead).
     fn subscribe_parks(&self) -> broadcast::Receiver<Park>;
+
+    /// Lease the next due webhook delivery for `lease` (its due time moves past the lease, so
+    /// a dispatcher that dies lets another take it over once the lease runs out).
+    async fn lease_delivery(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> Result<Option<Delivery>, StoreError>;
+
+    /// Report how a leased delivery went; `false` (nothing changed) when the lease was lost.
+    async fn finish_delivery(
+        &self,
+        delivery: &Delivery,
+        result: DeliveryResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Queue a `failed` webhook park for delivery again (attempts start over); `false` when
+    /// the park is not `failed`.
+    async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError>;
 }

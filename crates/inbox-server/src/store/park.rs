@@ -94,3 +94,34 @@ impl StoredPark<'_> {
 fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
     Utc.timestamp_millis_opt(ms).single()
 }
+
+/// A due webhook delivery, leased to one dispatcher until `lease` is returned or runs out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// The park as it stands (status `resolved`), with every resolution.
+    pub park: Park,
+    /// The park's one delivery id (`webhook-id`): the same on every attempt, on every worker.
+    pub delivery_id: String,
+    pub url: String,
+    /// Attempts made before this one.
+    pub attempts: u32,
+    /// Proves this dispatcher still holds the lease when it reports back.
+    pub lease: String,
+}
+
+/// How a leased delivery ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeliveryResult {
+    /// A 2xx: the park is `resumed`.
+    Delivered,
+    /// Try again at `at`.
+    Retry { at: DateTime<Utc>, error: String },
+    /// Given up: the park is `failed` (its asker may ask for it again).
+    Failed { error: String },
+}
+
+/// The one delivery id of a park: derived from the park id, so no worker, restart or retry can
+/// ever mint a second one.
+pub(crate) fn delivery_id(park_id: &str) -> String {
+    format!("msg_{park_id}")
+}

@@ -36,9 +36,9 @@ use self::keys::Keys;
 use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
-    ClaimOutcome, EventsAfter, IdempotencyClaim, NewAsk, NewPark, PageQuery, Resolution,
-    ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia, StoredTicket, TicketMatch, page,
-    transition,
+    ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAsk, NewPark,
+    PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia,
+    StoredTicket, TicketMatch, page, transition,
 };
 
 /// The key prefix when none is configured.
@@ -125,14 +125,14 @@ impl RedisStore {
         };
         let (key, fingerprint) = claim.map_or(("", ""), |c| (&c.key, &c.fingerprint));
         // The park slot this settle fills, if the question belongs to a park.
-        let (park_key, park_resolution) = match change.map(|(ia, _)| ia) {
+        let (park_id, park_resolution) = match change.map(|(ia, _)| ia) {
             Some(ia) => match (&ia.park_id, super::park::resolution_of(ia)) {
                 (Some(park), Some(resolution)) => {
-                    (self.keys.park(park), serde_json::to_string(&resolution)?)
+                    (park.as_str(), serde_json::to_string(&resolution)?)
                 }
-                _ => (self.keys.park(""), String::new()),
+                _ => ("", String::new()),
             },
-            None => (self.keys.park(""), String::new()),
+            None => ("", String::new()),
         };
         let reply: Vec<String> = self
             .scripts
@@ -145,7 +145,8 @@ impl RedisStore {
             .key(self.keys.idempotency(id))
             .key(self.keys.pending_of(asker))
             .key(self.keys.resolved())
-            .key(park_key)
+            .key(self.keys.park(park_id))
+            .key(self.keys.deliveries())
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -157,6 +158,7 @@ impl RedisStore {
             .arg(deadline_check.map_or(String::new(), |now| now.timestamp_millis().to_string()))
             .arg(Utc::now().timestamp_millis())
             .arg(park_resolution)
+            .arg(park_id)
             .invoke_async(&mut self.conn.clone())
             .await?;
         let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
@@ -559,6 +561,36 @@ impl Store for RedisStore {
 
     fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
         self.parks.subscribe()
+    }
+
+    async fn lease_delivery(
+        &self,
+        now: DateTime<Utc>,
+        lease: Duration,
+    ) -> Result<Option<Delivery>, StoreError> {
+        self.delivery_lease(now, lease).await
+    }
+
+    async fn finish_delivery(
+        &self,
+        delivery: &Delivery,
+        result: DeliveryResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.delivery_finish(delivery, result, now).await
+    }
+
+    async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let queued: i64 = self
+            .scripts
+            .delivery_redeliver
+            .key(self.keys.park(id))
+            .key(self.keys.deliveries())
+            .arg(id)
+            .arg(now.timestamp_millis())
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        Ok(queued == 1)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -18,8 +18,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
-    ClaimOutcome, EventsAfter, IdempotencyClaim, NewAsk, NewPark, PageQuery, Resolution,
-    ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia, TicketMatch, page, transition,
+    ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAsk, NewPark,
+    PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia,
+    TicketMatch, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -708,6 +709,49 @@ impl Store for SqliteStore {
 
     fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
         self.inner.parks.subscribe()
+    }
+
+    async fn lease_delivery(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> Result<Option<Delivery>, StoreError> {
+        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let token = crate::ids::lease_token();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let leased = park::lease(&tx, now, lease_ms, &token)?;
+            tx.commit()?;
+            Ok(leased)
+        })
+        .await
+    }
+
+    async fn finish_delivery(
+        &self,
+        delivery: &Delivery,
+        result: DeliveryResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let delivery = delivery.clone();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let applied = park::finish(&tx, &delivery, &result, now)?;
+            tx.commit()?;
+            Ok(applied)
+        })
+        .await
+    }
+
+    async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let queued = park::redeliver(&tx, &id, now)?;
+            tx.commit()?;
+            Ok(queued)
+        })
+        .await
     }
 }
 

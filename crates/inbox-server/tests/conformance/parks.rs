@@ -358,3 +358,120 @@ pub async fn sibling_races_resolve_a_park_once(store: Arc<dyn Store>) {
         assert_eq!(stored.status, ParkStatus::Resolved);
     }
 }
+
+/// The resume queue: a resolved webhook park is queued once; eight dispatchers leasing at once
+/// get it once; a lease that runs out lets another take it with the same delivery id, and the
+/// first one's late report changes nothing.
+pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>) {
+    use inbox_server::store::DeliveryResult;
+    let hook = Continuation::Webhook {
+        url: "https://hooks.example.org/r".into(),
+    };
+    let new = park_of("pk_queue", &[in_minutes(60), in_minutes(60)], hook);
+    let ids = new.park.interactions.clone();
+    store.insert_park(new).await.unwrap();
+    let lease = std::time::Duration::from_millis(300);
+    store
+        .resolve(&ids[0], answer("alice", json!(true)), None)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .lease_delivery(Utc::now(), lease)
+            .await
+            .unwrap()
+            .is_none(),
+        "nothing is due on a partial set"
+    );
+    store
+        .resolve(&ids[1], answer("bob", json!(false)), None)
+        .await
+        .unwrap();
+    let racers = (0..8).map(|_| {
+        let store = store.clone();
+        async move { store.lease_delivery(Utc::now(), lease).await.unwrap() }
+    });
+    let leased: Vec<_> = join_all(racers).await.into_iter().flatten().collect();
+    assert_eq!(leased.len(), 1, "one dispatcher holds it");
+    let first = leased[0].clone();
+    assert_eq!(first.park.id, "pk_queue");
+    assert_eq!(first.park.status, ParkStatus::Resolved);
+    assert_eq!(first.park.resolutions.len(), 2);
+    assert_eq!(first.attempts, 0);
+
+    // The holder goes quiet; once the lease runs out another dispatcher takes over.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let second = store
+        .lease_delivery(Utc::now(), lease)
+        .await
+        .unwrap()
+        .expect("due again after the lease ran out");
+    assert_eq!(second.delivery_id, first.delivery_id, "never a second id");
+    assert_ne!(second.lease, first.lease);
+    assert!(
+        !store
+            .finish_delivery(&first, DeliveryResult::Delivered, Utc::now())
+            .await
+            .unwrap(),
+        "a lost lease reports nothing"
+    );
+    let retry_at = Utc::now() + Duration::milliseconds(100);
+    assert!(
+        store
+            .finish_delivery(
+                &second,
+                DeliveryResult::Retry {
+                    at: retry_at,
+                    error: "the receiver answered 500".into()
+                },
+                Utc::now()
+            )
+            .await
+            .unwrap()
+    );
+    let waiting = store.get_park("pk_queue").await.unwrap().unwrap();
+    assert_eq!(waiting.status, ParkStatus::Resolved);
+    assert_eq!(waiting.attempts, Some(1));
+    assert_eq!(
+        waiting.last_error.as_deref(),
+        Some("the receiver answered 500")
+    );
+    assert!(
+        store
+            .lease_delivery(Utc::now(), lease)
+            .await
+            .unwrap()
+            .is_none(),
+        "not yet due"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    let third = store
+        .lease_delivery(Utc::now(), lease)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (third.delivery_id.as_str(), third.attempts),
+        (first.delivery_id.as_str(), 1)
+    );
+    assert!(
+        store
+            .finish_delivery(&third, DeliveryResult::Delivered, Utc::now())
+            .await
+            .unwrap()
+    );
+    let done = store.get_park("pk_queue").await.unwrap().unwrap();
+    assert_eq!(done.status, ParkStatus::Resumed);
+    assert_eq!(done.attempts, Some(2));
+    assert!(done.resumed_at.is_some());
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert!(
+        store
+            .lease_delivery(Utc::now(), lease)
+            .await
+            .unwrap()
+            .is_none(),
+        "delivered once"
+    );
+    assert!(!store.redeliver_park("pk_queue", Utc::now()).await.unwrap());
+}

@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod create;
 pub mod read;
+pub mod redeliver;
 pub mod wait;
 
 use inbox_protocol::{ErrorCode, Park};

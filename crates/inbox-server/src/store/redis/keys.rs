@@ -84,4 +84,20 @@ impl Keys {
     pub fn park(&self, id: &str) -> String {
         format!("{}:park:{id}", self.prefix)
     }
+
+    /// Sorted set of webhook parks due for delivery, scored by when (unix ms); a lease moves
+    /// the score to the lease's end, so a dead dispatcher's delivery comes due again.
+    pub fn deliveries(&self) -> String {
+        format!("{}:deliveries", self.prefix)
+    }
+
+    /// The prefix of each delivery's lease key (`…:lease:<park id>`, a token with `PX`).
+    pub fn lease_prefix(&self) -> String {
+        format!("{}:lease:", self.prefix)
+    }
+
+    /// The lease key of one park's delivery.
+    pub fn lease(&self, park_id: &str) -> String {
+        format!("{}{park_id}", self.lease_prefix())
+    }
 }

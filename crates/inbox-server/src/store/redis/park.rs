@@ -8,7 +8,9 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
 
 use super::{RedisStore, unexpected_reply};
-use crate::store::park::{ClaimOutcome, NewPark, StoredPark};
+use crate::store::park::{
+    ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id,
+};
 use crate::store::{IdempotencyClaim, StoreError, StoredTicket};
 
 impl RedisStore {
@@ -93,15 +95,92 @@ impl RedisStore {
             .filter_map(|(k, v)| k.strip_prefix("r:").map(|id| (id.to_owned(), v.clone())))
             .collect();
         let millis = |name: &str| fields.get(name).and_then(|v| v.parse::<i64>().ok());
-        StoredPark {
+        let mut park = StoredPark {
             body,
             status,
             resolutions,
             resolved_at: millis("resolved_at"),
             resumed_at: millis("resumed_at"),
         }
-        .assemble()
-        .map(Some)
+        .assemble()?;
+        if matches!(park.continuation, Continuation::Webhook { .. }) {
+            park.attempts = Some(
+                fields
+                    .get("attempts")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0),
+            );
+            park.last_error = fields.get("last_error").cloned();
+        }
+        Ok(Some(park))
+    }
+
+    pub(super) async fn delivery_lease(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> Result<Option<Delivery>, StoreError> {
+        let token = crate::ids::lease_token();
+        let id: String = self
+            .scripts
+            .delivery_lease
+            .key(self.keys.deliveries())
+            .arg(now.timestamp_millis())
+            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1))
+            .arg(&token)
+            .arg(self.keys.lease_prefix())
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        if id.is_empty() {
+            return Ok(None);
+        }
+        let Some(park) = self.park_get(&id).await? else {
+            let _: i64 = redis::cmd("ZREM")
+                .arg(self.keys.deliveries())
+                .arg(&id)
+                .query_async(&mut self.conn.clone())
+                .await?;
+            return Ok(None);
+        };
+        let Continuation::Webhook { url } = park.continuation.clone() else {
+            return Ok(None);
+        };
+        Ok(Some(Delivery {
+            delivery_id: delivery_id(&park.id),
+            url,
+            attempts: park.attempts.unwrap_or(0),
+            lease: token,
+            park,
+        }))
+    }
+
+    pub(super) async fn delivery_finish(
+        &self,
+        delivery: &Delivery,
+        result: DeliveryResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let id = &delivery.park.id;
+        let (outcome, retry_at, error) = match result {
+            DeliveryResult::Delivered => ("delivered", 0, String::new()),
+            DeliveryResult::Retry { at, error } => ("retry", at.timestamp_millis(), error),
+            DeliveryResult::Failed { error } => ("failed", 0, error),
+        };
+        let reply: String = self
+            .scripts
+            .delivery_finish
+            .key(self.keys.deliveries())
+            .key(self.keys.lease(id))
+            .key(self.keys.park(id))
+            .arg(&delivery.lease)
+            .arg(outcome)
+            .arg(now.timestamp_millis())
+            .arg(retry_at)
+            .arg(error)
+            .arg(id)
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        Ok(reply == "ok")
     }
 
     pub(super) async fn park_claim(

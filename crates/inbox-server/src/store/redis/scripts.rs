@@ -45,12 +45,12 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
 /// the asker's pending counter, the resolved set, the question's park (any key when it has
-/// none).
+/// none), the deliveries queue.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
 /// for the expiry sweep, which is what settles a question past its deadline), the moment it is
 /// settled in unix ms (the resolved set's score), the park resolution JSON (or "" when the
-/// question is in no park).
+/// question is in no park), the park id.
 /// Returns {"resolved", event id, "park_resolved" | ""} | {"replayed", body} | {"conflict"} | {"final", body}
 /// | {"not_found"} | {"past_deadline"} | {"stale"} (pending after all: the caller rebuilds and
 /// retries).
@@ -81,7 +81,7 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
 -- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
-local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10])
+local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12])
 return {'resolved', event_id, park_moved}
 "#;
 
@@ -91,13 +91,15 @@ return {'resolved', event_id, park_moved}
 /// exactly one script run sees the count reach the total.
 /// Returns "park_resolved" from the run that moved the park, "" from every other.
 const PARK_RECORD: &str = r#"
-local function park_record(park, id, resolution, now)
+local function park_record(park, id, resolution, now, deliveries, park_id)
   if resolution == '' or redis.call('EXISTS', park) == 0 then return '' end
   if redis.call('HSETNX', park, 'r:' .. id, resolution) == 0 then return '' end
   local count = redis.call('HINCRBY', park, 'resolved', 1)
-  local state = redis.call('HMGET', park, 'status', 'total')
+  local state = redis.call('HMGET', park, 'status', 'total', 'kind')
   if state[1] == 'parked' and count == tonumber(state[2]) then
     redis.call('HSET', park, 'status', 'resolved', 'resolved_at', now)
+    -- A webhook park's resume is queued by the same script: durable, and queued once.
+    if state[3] == 'webhook' then redis.call('ZADD', deliveries, now, park_id) end
     return 'park_resolved'
   end
   return ''
@@ -131,7 +133,8 @@ for q = 1, n do
   a = a + 6 + 2 * media
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR park id already stored') end
-redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 'resolved', 0)
+local kind = cjson.decode(ARGV[1])['continuation']['kind']
+redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 'resolved', 0, 'kind', kind, 'attempts', 0)
 redis.call('INCRBY', KEYS[7], n)
 for q = 1, n do
   local k, a, media = plan[q][1], plan[q][2], plan[q][3]
@@ -182,6 +185,50 @@ append(KEYS[6], ARGV[2], 'removed', ARGV[3])
 return 1
 "#;
 
+/// Leases the earliest due delivery: a lease key with the dispatcher's token (`PX`), and the
+/// queue score moved to the lease's end so nobody else takes it meanwhile.
+/// KEYS: deliveries. ARGV: now in unix ms, lease in ms, token, the lease key prefix.
+/// Returns the park id, or "" when nothing is due.
+const DELIVERY_LEASE: &str = r#"
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
+if not due[1] then return '' end
+redis.call('SET', ARGV[4] .. due[1], ARGV[3], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), due[1])
+return due[1]
+"#;
+
+/// Applies a delivery's result while the caller still holds its lease.
+/// KEYS: deliveries, the lease key, the park. ARGV: token, "delivered" | "retry" | "failed",
+/// now in unix ms, retry at in unix ms, error text, park id.
+/// Returns "ok", or "stale" when the lease was lost (nothing changed).
+const DELIVERY_FINISH: &str = r#"
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'stale' end
+redis.call('HINCRBY', KEYS[3], 'attempts', 1)
+if ARGV[2] == 'delivered' then
+  redis.call('HSET', KEYS[3], 'status', 'resumed', 'resumed_at', ARGV[3])
+  redis.call('HDEL', KEYS[3], 'last_error')
+  redis.call('ZREM', KEYS[1], ARGV[6])
+elseif ARGV[2] == 'retry' then
+  redis.call('HSET', KEYS[3], 'last_error', ARGV[5])
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[6])
+else
+  redis.call('HSET', KEYS[3], 'status', 'failed', 'last_error', ARGV[5])
+  redis.call('ZREM', KEYS[1], ARGV[6])
+end
+redis.call('DEL', KEYS[2])
+return 'ok'
+"#;
+
+/// `failed → resolved` with attempts reset, queued again. KEYS: park, deliveries.
+/// ARGV: park id, now in unix ms. Returns 1 when it was `failed`, else 0.
+const DELIVERY_REDELIVER: &str = r#"
+if redis.call('HGET', KEYS[1], 'status') ~= 'failed' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'resolved', 'attempts', 0)
+redis.call('HDEL', KEYS[1], 'last_error')
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+"#;
+
 /// One page and the stream's tail id, read at the same moment.
 /// KEYS: the index to page through, events. ARGV: the exclusive upper rank ("+inf" for the
 /// first page, "(<rank>" after), how many to fetch, the interaction key prefix.
@@ -208,6 +255,9 @@ pub struct Scripts {
     pub page: Script,
     pub park_insert: Script,
     pub park_claim: Script,
+    pub delivery_lease: Script,
+    pub delivery_finish: Script,
+    pub delivery_redeliver: Script,
 }
 
 impl Scripts {
@@ -219,6 +269,9 @@ impl Scripts {
             page: Script::new(PAGE),
             park_insert: Script::new(&format!("{APPEND}{PARK_INSERT}")),
             park_claim: Script::new(PARK_CLAIM),
+            delivery_lease: Script::new(DELIVERY_LEASE),
+            delivery_finish: Script::new(DELIVERY_FINISH),
+            delivery_redeliver: Script::new(DELIVERY_REDELIVER),
         }
     }
 }

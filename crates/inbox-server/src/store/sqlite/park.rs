@@ -11,7 +11,9 @@ use inbox_protocol::{Interaction, Park};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::Inner;
-use crate::store::park::{ClaimOutcome, NewPark, StoredPark, resolution_of};
+use crate::store::park::{
+    ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id, resolution_of,
+};
 use crate::store::{IdempotencyClaim, StoreError, StoredEvent};
 
 pub(super) const SCHEMA: &str = "
@@ -24,8 +26,19 @@ CREATE TABLE IF NOT EXISTS parks (
     resolved_at       INTEGER,                    -- unix ms of parked -> resolved
     resumed_at        INTEGER,
     claim_key         TEXT,                       -- the Idempotency-Key of the winning claim
-    claim_fingerprint TEXT
+    claim_fingerprint TEXT,
+    continuation      TEXT NOT NULL DEFAULT 'claim', -- its kind: claim | webhook
+    attempts          INTEGER NOT NULL DEFAULT 0,  -- webhook delivery attempts
+    last_error        TEXT
 );
+-- The durable resume queue: one row per webhook park that is due (or leased). A lease moves
+-- `due_at` past its end, so a dispatcher that dies simply lets the row come due again.
+CREATE TABLE IF NOT EXISTS park_deliveries (
+    park_id     TEXT PRIMARY KEY,
+    due_at      INTEGER NOT NULL,                 -- unix ms
+    lease_token TEXT
+);
+CREATE INDEX IF NOT EXISTS park_deliveries_due ON park_deliveries(due_at);
 CREATE TABLE IF NOT EXISTS park_resolutions (
     park_id        TEXT NOT NULL,
     interaction_id TEXT NOT NULL,
@@ -42,12 +55,13 @@ pub(super) fn insert(
     new: &NewPark,
 ) -> Result<Vec<StoredEvent>, StoreError> {
     tx.execute(
-        "INSERT INTO parks (id, status, total, body) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO parks (id, status, total, body, continuation) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
             new.park.id,
             new.park.status.as_str(),
             i64::try_from(new.asks.len()).unwrap_or(i64::MAX),
-            serde_json::to_string(&new.park)?
+            serde_json::to_string(&new.park)?,
+            new.park.continuation.kind()
         ],
     )?;
     let mut events = Vec::with_capacity(new.asks.len());
@@ -84,18 +98,46 @@ pub(super) fn record(
          WHERE id = ?1 AND status = 'parked' AND resolved = total",
         params![park_id, now.timestamp_millis()],
     )?;
-    Ok((moved == 1).then(|| park_id.clone()))
+    if moved == 0 {
+        return Ok(None);
+    }
+    // A webhook park's resume is queued in the same transaction that resolved it: durable
+    // before anyone is told, and queued once.
+    tx.execute(
+        "INSERT INTO park_deliveries (park_id, due_at)
+         SELECT id, ?2 FROM parks WHERE id = ?1 AND continuation = 'webhook'",
+        params![park_id, now.timestamp_millis()],
+    )?;
+    Ok(Some(park_id.clone()))
 }
 
 pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Park>, StoreError> {
-    let row: Option<(String, String, Option<i64>, Option<i64>)> = conn
+    type Row = (
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+        i64,
+        Option<String>,
+    );
+    let row: Option<Row> = conn
         .query_row(
-            "SELECT body, status, resolved_at, resumed_at FROM parks WHERE id = ?1",
+            "SELECT body, status, resolved_at, resumed_at, attempts, last_error
+             FROM parks WHERE id = ?1",
             [id],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                ))
+            },
         )
         .optional()?;
-    let Some((body, status, resolved_at, resumed_at)) = row else {
+    let Some((body, status, resolved_at, resumed_at, attempts, last_error)) = row else {
         return Ok(None);
     };
     let mut stmt = conn
@@ -103,15 +145,134 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Park>, StoreErr
     let resolutions: HashMap<String, String> = stmt
         .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    StoredPark {
+    let mut park = StoredPark {
         body: &body,
         status: &status,
         resolutions,
         resolved_at,
         resumed_at,
     }
-    .assemble()
-    .map(Some)
+    .assemble()?;
+    if matches!(
+        park.continuation,
+        inbox_protocol::Continuation::Webhook { .. }
+    ) {
+        park.attempts = Some(u32::try_from(attempts).unwrap_or(u32::MAX));
+        park.last_error = last_error;
+    }
+    Ok(Some(park))
+}
+
+/// Lease the earliest due delivery: its `due_at` moves to the end of the lease.
+pub(super) fn lease(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    lease_ms: i64,
+    token: &str,
+) -> Result<Option<Delivery>, StoreError> {
+    let due: Option<String> = tx
+        .query_row(
+            "SELECT park_id FROM park_deliveries WHERE due_at <= ?1 ORDER BY due_at LIMIT 1",
+            [now.timestamp_millis()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(park_id) = due else {
+        return Ok(None);
+    };
+    tx.execute(
+        "UPDATE park_deliveries SET due_at = ?2, lease_token = ?3 WHERE park_id = ?1",
+        params![
+            park_id,
+            now.timestamp_millis().saturating_add(lease_ms),
+            token
+        ],
+    )?;
+    let Some(park) = load(tx, &park_id)? else {
+        tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [&park_id])?;
+        return Ok(None);
+    };
+    let inbox_protocol::Continuation::Webhook { url } = park.continuation.clone() else {
+        tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [&park_id])?;
+        return Ok(None);
+    };
+    Ok(Some(Delivery {
+        delivery_id: delivery_id(&park.id),
+        url,
+        attempts: park.attempts.unwrap_or(0),
+        lease: token.to_owned(),
+        park,
+    }))
+}
+
+/// Apply a delivery's result, if `delivery.lease` is still the lease on its row.
+pub(super) fn finish(
+    tx: &Transaction<'_>,
+    delivery: &Delivery,
+    result: &DeliveryResult,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let id = &delivery.park.id;
+    let held: Option<Option<String>> = tx
+        .query_row(
+            "SELECT lease_token FROM park_deliveries WHERE park_id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if held.flatten().as_deref() != Some(delivery.lease.as_str()) {
+        return Ok(false);
+    }
+    let now_ms = now.timestamp_millis();
+    match result {
+        DeliveryResult::Delivered => {
+            tx.execute(
+                "UPDATE parks SET status = 'resumed', resumed_at = ?2, attempts = attempts + 1,
+                 last_error = NULL WHERE id = ?1",
+                params![id, now_ms],
+            )?;
+            tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [id])?;
+        }
+        DeliveryResult::Retry { at, error } => {
+            tx.execute(
+                "UPDATE parks SET attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
+                params![id, error],
+            )?;
+            tx.execute(
+                "UPDATE park_deliveries SET due_at = ?2, lease_token = NULL WHERE park_id = ?1",
+                params![id, at.timestamp_millis()],
+            )?;
+        }
+        DeliveryResult::Failed { error } => {
+            tx.execute(
+                "UPDATE parks SET status = 'failed', attempts = attempts + 1, last_error = ?2
+                 WHERE id = ?1",
+                params![id, error],
+            )?;
+            tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [id])?;
+        }
+    }
+    Ok(true)
+}
+
+/// `failed → resolved`, attempts reset, queued again.
+pub(super) fn redeliver(
+    tx: &Transaction<'_>,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let moved = tx.execute(
+        "UPDATE parks SET status = 'resolved', attempts = 0, last_error = NULL
+         WHERE id = ?1 AND status = 'failed'",
+        [id],
+    )?;
+    if moved == 1 {
+        tx.execute(
+            "INSERT OR REPLACE INTO park_deliveries (park_id, due_at) VALUES (?1, ?2)",
+            params![id, now.timestamp_millis()],
+        )?;
+    }
+    Ok(moved == 1)
 }
 
 /// The claim, decided under the caller's `IMMEDIATE` transaction: only `resolved` moves.

@@ -1,0 +1,31 @@
+//! `POST /api/parks/{id}/redeliver` — the asker asks for a `failed` webhook park to be
+//! delivered again: it goes back to `resolved`, its attempts start over, and it is queued (with
+//! the same delivery id, so a receiver that did see an earlier attempt dedupes it).
+
+use axum::Json;
+use axum::extract::State;
+use chrono::Utc;
+use inbox_protocol::{ErrorCode, ParkResponse};
+
+use super::own_park;
+use crate::auth::AsAsker;
+use crate::error::ApiError;
+use crate::routes::PathId;
+use crate::state::AppState;
+
+pub async fn redeliver(
+    State(state): State<AppState>,
+    AsAsker(principal): AsAsker,
+    PathId(id): PathId,
+) -> Result<Json<ParkResponse>, ApiError> {
+    own_park(&state, &principal, &id).await?;
+    if !state.store().redeliver_park(&id, Utc::now()).await? {
+        return Err(ApiError::new(
+            ErrorCode::NotFailed,
+            "only a park whose webhook failed can be redelivered",
+        ));
+    }
+    tracing::info!(park = %id, "webhook queued again");
+    let park = own_park(&state, &principal, &id).await?;
+    Ok(Json(ParkResponse { park }))
+}

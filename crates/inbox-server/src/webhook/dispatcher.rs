@@ -1,0 +1,185 @@
+//! The resume dispatcher: on every worker, a task that leases due webhook deliveries from the
+//! store's durable queue, POSTs each signed, and reports back. The queue and the lease are the
+//! store's, so a delivery survives a restart, a dead worker's lease runs out and another worker
+//! takes it, and every attempt carries the park's one delivery id.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use inbox_protocol::ParkResolvedHook;
+use rand::Rng;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use crate::store::{Delivery, DeliveryResult, Store};
+
+/// How the dispatcher retries and how long it holds a lease.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Attempts before a park is `failed`.
+    pub max_attempts: u32,
+    /// The first retry waits about this; each one after twice as long, up to `retry_cap`.
+    pub retry_base: Duration,
+    pub retry_cap: Duration,
+    /// How long one attempt may take before another worker may take the delivery over.
+    pub lease: Duration,
+    /// How often the queue is looked at when nothing wakes the dispatcher.
+    pub poll: Duration,
+    /// One attempt's HTTP timeout.
+    pub timeout: Duration,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            max_attempts: 8,
+            retry_base: Duration::from_secs(1),
+            retry_cap: Duration::from_secs(300),
+            lease: Duration::from_secs(30),
+            poll: Duration::from_secs(1),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Policy {
+    /// The wait before retry number `attempt` (1-based): exponential, capped, with jitter
+    /// (half fixed, half random) so failing receivers are not hit by every worker in step.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let exp = self
+            .retry_base
+            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
+            .min(self.retry_cap);
+        let half = exp / 2;
+        half + half.mul_f64(rand::rng().random::<f64>())
+    }
+}
+
+pub fn spawn(
+    store: Arc<dyn Store>,
+    key: Vec<u8>,
+    policy: Policy,
+    stopping: impl Future<Output = ()> + Send + 'static,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let http = match reqwest::Client::builder()
+            // A redirect could carry the signed answers anywhere; it is a failed attempt.
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(policy.timeout)
+            .build()
+        {
+            Ok(http) => http,
+            Err(e) => {
+                tracing::error!(error = %e, "webhook dispatcher cannot start");
+                return;
+            }
+        };
+        let mut resolved = store.subscribe_parks();
+        let mut ticker = tokio::time::interval(policy.poll);
+        tokio::pin!(stopping);
+        loop {
+            tokio::select! {
+                _ = ticker.tick() => {}
+                moved = resolved.recv() => if let Err(RecvError::Closed) = moved { break },
+                () = &mut stopping => break,
+            }
+            // Drain what is due now, one lease at a time.
+            loop {
+                match store.lease_delivery(Utc::now(), policy.lease).await {
+                    Ok(Some(delivery)) => {
+                        let span = tracing::info_span!(
+                            "webhook",
+                            park = %delivery.park.id,
+                            id = %delivery.delivery_id,
+                            attempt = delivery.attempts + 1
+                        );
+                        attempt(&*store, &http, &key, &policy, delivery)
+                            .instrument(span)
+                            .await;
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "leasing a webhook delivery failed; retrying");
+                        break;
+                    }
+                }
+            }
+        }
+    })
+}
+
+async fn attempt(
+    store: &dyn Store,
+    http: &reqwest::Client,
+    key: &[u8],
+    policy: &Policy,
+    delivery: Delivery,
+) {
+    let result = match post(http, key, &delivery).await {
+        Ok(()) => {
+            tracing::info!("webhook delivered");
+            DeliveryResult::Delivered
+        }
+        Err(error) if delivery.attempts + 1 >= policy.max_attempts => {
+            tracing::warn!(%error, "webhook failed for good");
+            DeliveryResult::Failed { error }
+        }
+        Err(error) => {
+            let wait = policy.backoff(delivery.attempts + 1);
+            tracing::info!(%error, retry_in_ms = wait.as_millis() as u64, "webhook attempt failed");
+            DeliveryResult::Retry {
+                at: Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default(),
+                error,
+            }
+        }
+    };
+    match store.finish_delivery(&delivery, result, Utc::now()).await {
+        Ok(true) => {}
+        // Another worker took the delivery over after our lease ran out; it reports instead.
+        Ok(false) => tracing::warn!("the delivery's lease was lost before it was reported"),
+        Err(e) => tracing::warn!(error = %e, "recording the delivery failed; it comes due again"),
+    }
+}
+
+/// One signed POST; `Err` carries the reason shown on the park as `last_error`.
+async fn post(http: &reqwest::Client, key: &[u8], delivery: &Delivery) -> Result<(), String> {
+    let body = serde_json::to_vec(&ParkResolvedHook {
+        kind: "park.resolved".into(),
+        park: delivery.park.clone(),
+    })
+    .map_err(|e| e.to_string())?;
+    let timestamp = Utc::now().timestamp();
+    let signature = super::sign(key, &delivery.delivery_id, timestamp, &body);
+    let resp = http
+        .post(&delivery.url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &delivery.delivery_id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("request failed: {}", without_url(&e)))?;
+    let status = resp.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("the receiver answered {}", status.as_u16()))
+    }
+}
+
+/// A reqwest error's text without the URL (which the asker gave, but may hold a token).
+fn without_url(e: &reqwest::Error) -> String {
+    let kind = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "could not connect"
+    } else if e.is_redirect() {
+        "redirected"
+    } else {
+        "transport error"
+    };
+    kind.to_owned()
+}

@@ -1,0 +1,372 @@
+//! Webhook continuations against a real HTTP receiver on loopback: one signed delivery per
+//! park (the signature checked here with an independent HMAC), retries with the same id, a
+//! restart between the last answer and the delivery, giving up and redelivering. On SQLite,
+//! and on Redis when `INBOX_TEST_REDIS_URL` is set.
+
+mod common;
+mod redis_env;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode as AxumStatus};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use chrono::Utc;
+use common::{ASKER, TestServer};
+use hmac::{Hmac, KeyInit, Mac};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+const KEY: &[u8] = b"a test webhook key of 32 bytes!!";
+
+fn secret() -> String {
+    format!("whsec_{}", STANDARD.encode(KEY))
+}
+
+/// What the receiver saw, and how many requests it should still refuse with a 500.
+#[derive(Default)]
+struct Receiver {
+    seen: Mutex<Vec<(HeaderMap, Bytes)>>,
+    fail_next: AtomicU32,
+}
+
+async fn receiver() -> (Arc<Receiver>, SocketAddr) {
+    let state = Arc::new(Receiver::default());
+    let shared = state.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: Bytes| {
+            let state = shared.clone();
+            async move {
+                state.seen.lock().unwrap().push((headers, body));
+                let failing = state
+                    .fail_next
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok();
+                if failing {
+                    AxumStatus::INTERNAL_SERVER_ERROR
+                } else {
+                    AxumStatus::NO_CONTENT
+                }
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (state, addr)
+}
+
+impl Receiver {
+    fn count(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+
+    async fn until(&self, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while self.count() < n {
+            assert!(
+                Instant::now() < deadline,
+                "only {} deliveries arrived",
+                self.count()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// Which store the server under test uses.
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    Sqlite,
+    Redis,
+}
+
+fn backends(test: &str) -> Vec<(Backend, Option<String>)> {
+    let mut all = vec![(Backend::Sqlite, None)];
+    if let Some(url) = redis_env::url(test) {
+        all.push((Backend::Redis, Some(url)));
+    }
+    all
+}
+
+async fn server(
+    dir: &std::path::Path,
+    redis: &Option<(String, String)>,
+    max_attempts: u32,
+) -> TestServer {
+    let redis = redis.clone();
+    common::start_in(dir, move |c| {
+        c.webhook_secret = Some(secret());
+        c.webhook.retry_base = Duration::from_millis(50);
+        c.webhook.retry_cap = Duration::from_millis(200);
+        c.webhook.poll = Duration::from_millis(50);
+        c.webhook.max_attempts = max_attempts;
+        if let Some((url, prefix)) = redis {
+            c.redis_url = Some(url);
+            c.redis_prefix = prefix;
+        }
+    })
+    .await
+}
+
+/// A webhook park of two, both answered; returns the park id.
+async fn park_and_answer(server: &TestServer, hook: SocketAddr) -> String {
+    let expiry = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let ask = json!({"prompt": "Ship?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry});
+    let resp = server
+        .request(Method::POST, "/api/parks", Some(ASKER))
+        .json(&json!({"asks": [ask, ask],
+                      "continuation": {"kind": "webhook", "url": format!("http://{hook}/hook")}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let park: Value = resp.json().await.unwrap();
+    let park = &park["park"];
+    for ia in park["interactions"].as_array().unwrap() {
+        let (status, _) = server.answer(ia.as_str().unwrap(), json!(true), None).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    park["id"].as_str().unwrap().to_owned()
+}
+
+/// The signature, checked the way a receiver would: HMAC-SHA256 over "{id}.{ts}.{body}".
+fn assert_signed(headers: &HeaderMap, body: &[u8]) {
+    let id = headers["webhook-id"].to_str().unwrap();
+    let ts = headers["webhook-timestamp"].to_str().unwrap();
+    assert!((Utc::now().timestamp() - ts.parse::<i64>().unwrap()).abs() < 60);
+    let mut mac = Hmac::<Sha256>::new_from_slice(KEY).unwrap();
+    mac.update(format!("{id}.{ts}.").as_bytes());
+    mac.update(body);
+    let want = format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()));
+    assert_eq!(headers["webhook-signature"].to_str().unwrap(), want);
+}
+
+async fn park(server: &TestServer, id: &str) -> Value {
+    let (status, body) = server
+        .get_json(&format!("/api/parks/{id}"), Some(ASKER))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    body["park"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resolved_park_is_delivered_once_signed_and_retried_with_the_same_id() {
+    for (backend, url) in backends("webhook_once") {
+        let redis = url.map(|u| (u, redis_env::unique_prefix("webhook_once")));
+        let dir = tempfile::tempdir().unwrap();
+        let server = server(dir.path(), &redis, 8).await;
+        let (hook, addr) = receiver().await;
+        // First: a receiver that answers 500 twice.
+        hook.fail_next.store(2, Ordering::SeqCst);
+        let id = park_and_answer(&server, addr).await;
+        hook.until(3).await;
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let seen = hook.seen.lock().unwrap().clone();
+        assert_eq!(
+            seen.len(),
+            3,
+            "{backend:?}: two failures and one success, nothing more"
+        );
+        let ids: Vec<_> = seen
+            .iter()
+            .map(|(h, _)| h["webhook-id"].to_str().unwrap().to_owned())
+            .collect();
+        assert!(
+            ids.iter().all(|i| i == &ids[0]),
+            "{backend:?}: one id per park: {ids:?}"
+        );
+        for (headers, body) in &seen {
+            assert_signed(headers, body);
+            let sent: Value = serde_json::from_slice(body).unwrap();
+            assert_eq!(sent["type"], "park.resolved");
+            assert_eq!(sent["park"]["id"], id.as_str());
+            assert_eq!(sent["park"]["resolutions"].as_array().unwrap().len(), 2);
+        }
+        let after = park(&server, &id).await;
+        assert_eq!(after["status"], "resumed", "{backend:?}");
+        assert_eq!(after["attempts"], 3);
+        // A webhook park is not claimed.
+        let resp = server
+            .request(Method::POST, &format!("/api/parks/{id}/claim"), Some(ASKER))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::CONFLICT);
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_between_the_last_answer_and_delivery_still_delivers() {
+    for (backend, url) in backends("webhook_restart") {
+        let redis = url.map(|u| (u, redis_env::unique_prefix("webhook_restart")));
+        let dir = tempfile::tempdir().unwrap();
+        let (hook, addr) = receiver().await;
+        hook.fail_next.store(u32::MAX, Ordering::SeqCst);
+        let first = server(dir.path(), &redis, 1000).await;
+        let id = park_and_answer(&first, addr).await;
+        hook.until(1).await;
+        first.shutdown().await;
+        let failed_id = hook.seen.lock().unwrap()[0].0["webhook-id"].clone();
+        // The receiver recovers while the server is down; the new server delivers.
+        hook.fail_next.store(0, Ordering::SeqCst);
+        let before = hook.count();
+        let second = server(dir.path(), &redis, 1000).await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while park(&second, &id).await["status"] != "resumed" {
+            assert!(
+                Instant::now() < deadline,
+                "{backend:?}: not delivered after the restart"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let seen = hook.seen.lock().unwrap().clone();
+        assert!(seen.len() > before, "{backend:?}");
+        for (headers, body) in &seen {
+            assert_eq!(
+                headers["webhook-id"], failed_id,
+                "{backend:?}: the same id throughout"
+            );
+            assert_signed(headers, body);
+        }
+        second.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_that_keeps_failing_is_failed_and_can_be_redelivered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path(), &None, 2).await;
+    let (hook, addr) = receiver().await;
+    hook.fail_next.store(2, Ordering::SeqCst);
+    let id = park_and_answer(&server, addr).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while park(&server, &id).await["status"] != "failed" {
+        assert!(Instant::now() < deadline, "never failed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let failed = park(&server, &id).await;
+    assert_eq!(failed["attempts"], 2);
+    assert_eq!(failed["last_error"], "the receiver answered 500");
+    let redeliver = format!("/api/parks/{id}/redeliver");
+    let resp = server
+        .request(Method::POST, &redeliver, Some(common::OTHER_ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND, "not another asker's");
+    let resp = server
+        .request(Method::POST, &redeliver, Some(ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while park(&server, &id).await["status"] != "resumed" {
+        assert!(Instant::now() < deadline, "never redelivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(hook.count(), 3);
+    let resp = server
+        .request(Method::POST, &redeliver, Some(ASKER))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.status(),
+        StatusCode::CONFLICT,
+        "a delivered park is not redelivered"
+    );
+    server.shutdown().await;
+}
+
+/// Redis, two workers: the worker holding a delivery's lease stops making progress
+/// mid-delivery (its POST hangs, as a worker that died would leave it); when the lease runs
+/// out the other worker delivers it, with the same id, and the stuck one can change nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_worker_takes_over_a_delivery_whose_lease_ran_out() {
+    let test = "webhook_takeover";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    // A receiver whose first request never gets an answer; later ones get 204.
+    let seen = Arc::new(Mutex::new(Vec::<HeaderMap>::new()));
+    let shared = seen.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap| {
+            let seen = shared.clone();
+            async move {
+                let first = {
+                    let mut seen = seen.lock().unwrap();
+                    seen.push(headers);
+                    seen.len() == 1
+                };
+                if first {
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                }
+                AxumStatus::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let worker = |dir: std::path::PathBuf, poll: Duration| {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        async move {
+            common::start_in(&dir, move |c| {
+                c.webhook_secret = Some(secret());
+                c.webhook.lease = Duration::from_secs(1);
+                c.webhook.timeout = Duration::from_secs(300);
+                c.webhook.poll = poll;
+                c.redis_url = Some(url);
+                c.redis_prefix = prefix;
+            })
+            .await
+        }
+    };
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = worker(dir_a.path().to_owned(), Duration::from_millis(20)).await;
+    // Only A runs while the park resolves, so A is the one that leases the delivery; B joins
+    // once A's attempt is stuck.
+    let id = park_and_answer(&a, addr).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "A never attempted the delivery");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let b = worker(dir_b.path().to_owned(), Duration::from_millis(50)).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while park(&b, &id).await["status"] != "resumed" {
+        assert!(Instant::now() < deadline, "B never took the delivery over");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.len(),
+        2,
+        "the stuck attempt and the one that delivered"
+    );
+    assert_eq!(
+        seen[0]["webhook-id"], seen[1]["webhook-id"],
+        "never a second id"
+    );
+    assert_eq!(
+        park(&a, &id).await["attempts"],
+        1,
+        "only B's attempt was recorded"
+    );
+    // A is left stuck in its POST; the runtime ends it with the test.
+    drop(a);
+    b.shutdown().await;
+}
