@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::public_doors::PublicDoors;
+
 /// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -47,6 +49,9 @@ pub struct ServerConfig {
     /// How long a resolved question is kept before the sweeper prunes it (with its media,
     /// ticket and idempotency records); `None` keeps everything forever.
     pub resolved_retention: Option<Duration>,
+    /// The doors that answer without a bearer token (default: media, callback, health). A door
+    /// left out needs a token of any role; see `public_doors.rs`.
+    pub public_doors: PublicDoors,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -70,6 +75,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_connections", &self.max_connections)
             .field("ticket_max_ttl", &self.ticket_max_ttl)
             .field("resolved_retention", &self.resolved_retention)
+            .field("public_doors", &self.public_doors)
             .finish()
     }
 }
@@ -93,6 +99,7 @@ impl ServerConfig {
             max_connections: 512,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
             resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
+            public_doors: PublicDoors::default(),
         }
     }
 }

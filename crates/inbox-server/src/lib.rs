@@ -21,6 +21,7 @@ mod files;
 mod hosts;
 mod ids;
 mod listener;
+mod public_doors;
 mod routes;
 mod server;
 mod signature;
@@ -33,6 +34,7 @@ mod tokens_file;
 mod validation;
 
 pub use config::{Role, ServerConfig, TokenSpec, TokenSpecError};
+pub use public_doors::{Door, PublicDoors, PublicDoorsError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
 pub use state::AppState;
 

@@ -189,6 +189,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
             allowed_hosts,
             body_read_timeout: config.body_read_timeout,
             ticket_max_ttl: config.ticket_max_ttl,
+            public_doors: config.public_doors.clone(),
         },
     );
     let sweeper = sweeper::spawn(
@@ -210,7 +211,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     } else {
         "sqlite"
     };
-    tracing::info!(%addr, store = store_kind, data_dir = %data_dir.display(), "interactions server listening");
+    tracing::info!(%addr, store = store_kind, data_dir = %data_dir.display(), public_doors = %config.public_doors, "interactions server listening");
     Ok(RunningServer {
         addr,
         base_url,

@@ -8,6 +8,7 @@ use tokio::sync::watch;
 use crate::auth::Tokens;
 use crate::config::TokenSpec;
 use crate::hosts::AllowedHosts;
+use crate::public_doors::PublicDoors;
 use crate::store::Store;
 use crate::validation::Validation;
 
@@ -36,6 +37,7 @@ pub(crate) struct Settings {
     pub allowed_hosts: AllowedHosts,
     pub body_read_timeout: Duration,
     pub ticket_max_ttl: Duration,
+    pub public_doors: PublicDoors,
 }
 
 impl AppState {
@@ -51,6 +53,7 @@ impl AppState {
                 allowed_hosts: AllowedHosts::loopback_and(public_base_url),
                 body_read_timeout: Duration::from_secs(30),
                 ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
+                public_doors: PublicDoors::default(),
             },
         )
     }
@@ -88,6 +91,12 @@ impl AppState {
     pub(crate) fn ticket_max_ttl(&self) -> Duration {
         self.inner.settings.ticket_max_ttl
     }
+
+    /// The doors that answer without a token.
+    pub(crate) fn public_doors(&self) -> &PublicDoors {
+        &self.inner.settings.public_doors
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
     }
