@@ -206,7 +206,7 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
               <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />
             </ErrorBoundary>
           )}
-          {i.answer_format === "external" && <ExternalAnswer link={i.link} opened={externalOpened} onOpen={openExternal} />}
+          {i.answer_format === "external" && <ExternalAnswer link={i.link} expiresAt={i.expires_at} now={now} opened={externalOpened} onOpen={openExternal} />}
 
           <DeclineControl
             fieldId={fieldId}
