@@ -93,6 +93,41 @@ test("text: typed text reaches the asker", async () => {
   assert.equal(await answeredWith(asked), "Shipped from the e2e window");
 });
 
+test("text: a tap on a suggested reply sends its text, which the asker prints", async () => {
+  const asked = await server.ask(
+    "The nightly failed on step 3. What now?",
+    "--format", "text",
+    "--option", "Retry once, then file an issue.",
+    "--option", "Skip tonight.",
+  );
+  await open("The nightly failed on step 3. What now?");
+  const chip = `${PANE}//*[@aria-label='Suggested replies']//button[@class='chip'][contains(., 'Skip tonight.')]`;
+  await app.waitForElement(chip);
+  saveScreenshot("text-suggested-replies", await app.screenshot());
+  // One tap: no box to fill, no Send to press.
+  await app.clickOn(chip);
+  assert.equal(await answeredWith(asked), "Skip tonight.");
+  // The window shows the card answered with that text.
+  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
+  await open("The nightly failed on step 3. What now?");
+  await app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'Skip tonight.')]`);
+  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
+});
+
+test("text: the ✎ of a suggested reply fills the box to edit, then Send delivers the edit", async () => {
+  const asked = await server.ask(
+    "Which headline for the release notes?",
+    "--format", "text",
+    "--option", "Faster builds",
+  );
+  await open("Which headline for the release notes?");
+  await app.clickOn(`${PANE}//button[@aria-label='Edit “Faster builds” before sending']`);
+  const box = await app.find(`${PANE}//textarea`);
+  await app.type(box, " everywhere");
+  await app.clickOn(paneButton("Send"));
+  assert.equal(await answeredWith(asked), "Faster builds everywhere");
+});
+
 test("form: two steps, review, submit — the typed object reaches the asker", async () => {
   const schema = {
     type: "object",

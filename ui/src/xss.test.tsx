@@ -189,7 +189,12 @@ describe("XSS corpus", () => {
     expect(prompt.children).toHaveLength(0);
     expect(rows()[0]).toHaveTextContent(CORPUS[3]);
     const chips = within(pane().getByRole("group", { name: "Suggested replies" }));
-    expect(chips.getAllByRole("button").map((b) => b.textContent)).toEqual(CORPUS.map((c, n) => `${n + 1}${c}`));
+    const sendChips = chips.getAllByRole("button").filter((b) => b.classList.contains("chip"));
+    expect(sendChips.map((b) => b.textContent)).toEqual(CORPUS.map((c, n) => `${n + 1}${c}`));
+    // Each chip's edit button names the reply literally too.
+    expect(chips.getAllByRole("button").filter((b) => b.classList.contains("chip-edit")).map((b) => b.getAttribute("aria-label"))).toEqual(
+      CORPUS.map((c) => `Edit “${c}” before sending`),
+    );
     expect(pane().getByRole("img", { name: CORPUS[0] })).toBeInTheDocument();
     expect(pane().getByRole("link", { name: new RegExp(escape(CORPUS[5])) })).toHaveAttribute("href", "https://example.com/");
     expect(pane().queryByText("evil link")).toBeNull();

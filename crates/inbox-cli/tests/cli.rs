@@ -186,6 +186,29 @@ fn declined_and_expired_asks_exit_with_their_own_codes() {
 }
 
 #[test]
+fn an_external_question_is_not_answered_from_the_terminal_but_can_be_declined() {
+    let server = start_server();
+    let (asker, id) = ask_in_background(
+        &server,
+        &[
+            "ask",
+            "Sign it?",
+            "--format",
+            "external",
+            "--link",
+            "https://sign.example.com/?cb={callback_url}",
+        ],
+    );
+    let refused = run(&server, &["answer", &id, r#"{"signed":true}"#]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("answered only at its link"), "{err}");
+    let declined = run(&server, &["decline", &id]);
+    assert!(declined.status.success(), "{declined:?}");
+    assert_eq!(exit_code(asker).0, 10);
+}
+
+#[test]
 fn a_refused_ask_names_the_field_and_exits_1() {
     let server = start_server();
     let out = run(&server, &["ask", "Pick one", "--format", "select"]);

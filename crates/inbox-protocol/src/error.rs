@@ -37,6 +37,9 @@ pub enum ErrorCode {
     InvalidQuery,
     /// The same `Idempotency-Key` was reused for a different request.
     IdempotencyConflict,
+    /// An external question is answered only through its callback door (its link), never
+    /// through the authenticated answer door; it can still be declined.
+    AnsweredExternally,
     /// The request body did not arrive whole within the server's body read timeout.
     RequestTimeout,
     /// The callback's signature is missing or does not verify under the bound verifier.
@@ -84,7 +87,8 @@ impl ErrorCode {
             | ErrorCode::AlreadyClaimed
             | ErrorCode::NotResolved
             | ErrorCode::NotClaimable
-            | ErrorCode::NotFailed => 409,
+            | ErrorCode::NotFailed
+            | ErrorCode::AnsweredExternally => 409,
             ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::HostNotAllowed => 421,
@@ -111,6 +115,7 @@ impl ErrorCode {
             ErrorCode::InvalidAnswer => "invalid_answer",
             ErrorCode::InvalidQuery => "invalid_query",
             ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::AnsweredExternally => "answered_externally",
             ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::InvalidSignature => "invalid_signature",
             ErrorCode::HostNotAllowed => "host_not_allowed",

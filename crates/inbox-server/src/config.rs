@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::public_doors::PublicDoors;
+
 /// `--park-retention` when not given: 30 days.
 pub const DEFAULT_PARK_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -57,6 +59,9 @@ pub struct ServerConfig {
     pub webhook_secret: Option<String>,
     /// Attempts, backoff and lease of webhook deliveries.
     pub webhook: crate::webhook::dispatcher::Policy,
+    /// The doors that answer without a bearer token (default: media, callback, health). A door
+    /// left out needs a token of any role; see `public_doors.rs`.
+    pub public_doors: PublicDoors,
 }
 
 // Written by hand so the Redis URL (which may carry a password) and the token secrets can never
@@ -86,6 +91,7 @@ impl std::fmt::Debug for ServerConfig {
                 &self.webhook_secret.as_ref().map(|_| "<redacted>"),
             )
             .field("webhook", &self.webhook)
+            .field("public_doors", &self.public_doors)
             .finish()
     }
 }
@@ -112,6 +118,7 @@ impl ServerConfig {
             park_retention: Some(DEFAULT_PARK_RETENTION),
             webhook_secret: None,
             webhook: crate::webhook::dispatcher::Policy::default(),
+            public_doors: PublicDoors::default(),
         }
     }
 }

@@ -21,6 +21,7 @@ mod files;
 mod hosts;
 mod ids;
 mod listener;
+mod public_doors;
 mod routes;
 mod server;
 mod signature;
@@ -34,6 +35,7 @@ mod validation;
 pub mod webhook;
 
 pub use config::{DEFAULT_PARK_RETENTION, Role, ServerConfig, TokenSpec, TokenSpecError};
+pub use public_doors::{Door, PublicDoors, PublicDoorsError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
 pub use state::AppState;
 pub use webhook::dispatcher::Policy as WebhookPolicy;

@@ -201,6 +201,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
                     .park_retention
                     .map(|d| chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)),
             ),
+            public_doors: config.public_doors.clone(),
         },
     );
     let sweeper = sweeper::spawn(
@@ -228,7 +229,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     } else {
         "sqlite"
     };
-    tracing::info!(%addr, store = store_kind, data_dir = %data_dir.display(), "interactions server listening");
+    tracing::info!(%addr, store = store_kind, data_dir = %data_dir.display(), public_doors = %config.public_doors, "interactions server listening");
     Ok(RunningServer {
         addr,
         base_url,

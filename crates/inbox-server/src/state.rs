@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use crate::auth::Tokens;
 use crate::config::TokenSpec;
 use crate::hosts::AllowedHosts;
+use crate::public_doors::PublicDoors;
 use crate::store::Store;
 use crate::validation::Validation;
 
@@ -39,6 +40,7 @@ pub(crate) struct Settings {
     pub ticket_max_ttl: Duration,
     /// How far ahead a park's `expiry_at` may lie (`--park-retention`).
     pub park_retention: Retention,
+    pub public_doors: PublicDoors,
 }
 
 impl AppState {
@@ -55,6 +57,7 @@ impl AppState {
                 body_read_timeout: Duration::from_secs(30),
                 ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
                 park_retention: Retention::DEFAULT,
+                public_doors: PublicDoors::default(),
             },
         )
     }
@@ -96,6 +99,11 @@ impl AppState {
     /// The park retention horizon asks are checked against.
     pub(crate) fn park_retention(&self) -> Retention {
         self.inner.settings.park_retention
+    }
+
+    /// The doors that answer without a token.
+    pub(crate) fn public_doors(&self) -> &PublicDoors {
+        &self.inner.settings.public_doors
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {

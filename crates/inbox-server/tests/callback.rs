@@ -588,3 +588,276 @@ async fn a_schema_outside_the_renderable_subset_is_refused_at_ask_time() {
     assert_eq!(page["items"], json!([]));
     server.shutdown().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Enrichment on the answer: `params` from the query (`params.<key>`) or the JSON envelope
+
+const ENVELOPE: &str = "application/vnd.inbox.answer+json";
+
+async fn door_of(server: &common::TestServer, extra: Value) -> (String, String) {
+    let ia = ask_external(server, extra).await;
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    (ia["id"].as_str().unwrap().to_owned(), door)
+}
+
+/// What the asker sees on the wait door once the question is resolved.
+async fn waited(server: &common::TestServer, id: &str) -> Value {
+    let (status, ia) = server
+        .get_json(
+            &format!("/api/interactions/{id}/wait?timeout_s=0"),
+            Some(common::ASKER),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{ia}");
+    ia
+}
+
+async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(redis: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = server_on(dir.path(), redis, "callback_params").await else {
+        return;
+    };
+    let mut stream = common::Sse::connect(&server, None).await;
+
+    // Query params on a JSON answer: the body stays the answer, `params.*` go beside it.
+    let (id, door) = door_of(&server, json!({})).await;
+    let resp = server
+        .request(
+            Method::POST,
+            &format!("{door}?params.reply_id=r-17&params.source=slack"),
+            None,
+        )
+        .json(&json!({"signed": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let ia = waited(&server, &id).await;
+    assert_eq!(ia["answer"]["value"], json!({"signed": true}));
+    assert_eq!(
+        ia["answer"]["params"],
+        json!({"reply_id": "r-17", "source": "slack"})
+    );
+    // The reviewer's read and the stream's `answered` frame carry them too.
+    let (_, read) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
+        .await;
+    assert_eq!(read["answer"]["params"]["reply_id"], "r-17");
+    let answered = loop {
+        match stream.next_block(Duration::from_secs(5)).await {
+            Some(common::Block::Frame(f)) if f.event == "answered" => break f,
+            Some(_) => continue,
+            None => panic!("no answered frame"),
+        }
+    };
+    assert_eq!(answered.data["answer"]["params"]["source"], "slack");
+
+    // The envelope: a nested object, joined with the query's params.
+    let (id, door) = door_of(&server, json!({})).await;
+    let resp = server
+        .request(Method::POST, &format!("{door}?params.channel=C1"), None)
+        .header("content-type", ENVELOPE)
+        .body(
+            json!({"answer": {"approved": true},
+                   "params": {"button": {"payload": "approve-42"}, "referral": null}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let ia = waited(&server, &id).await;
+    assert_eq!(ia["answer"]["value"], json!({"approved": true}));
+    assert_eq!(
+        ia["answer"]["params"],
+        json!({"channel": "C1", "button": {"payload": "approve-42"}, "referral": null})
+    );
+
+    // A plain JSON body that happens to hold `params` is still the whole answer (as before),
+    // and an answer without enrichment carries none.
+    let (id, door) = door_of(&server, json!({})).await;
+    let resp = server
+        .request(Method::POST, &door, None)
+        .json(&json!({"answer": 1, "params": {"x": 1}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let ia = waited(&server, &id).await;
+    assert_eq!(
+        ia["answer"]["value"],
+        json!({"answer": 1, "params": {"x": 1}})
+    );
+    assert_eq!(ia["answer"]["params"], Value::Null);
+
+    // A confirm-page form submission: `params.*` in the URL are not answer fields.
+    let (id, door) = door_of(
+        &server,
+        json!({"schema": {"type": "object", "properties": {"approved": {"type": "boolean"}},
+                          "required": ["approved"], "additionalProperties": false}}),
+    )
+    .await;
+    let resp = server
+        .request(Method::POST, &format!("{door}?params.reply_id=r-9"), None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("approved=true")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let ia = waited(&server, &id).await;
+    assert_eq!(ia["answer"]["value"], json!({"approved": true}));
+    assert_eq!(ia["answer"]["params"], json!({"reply_id": "r-9"}));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker_sqlite() {
+    callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(false).await;
+}
+
+#[tokio::test]
+async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker_redis() {
+    callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(true).await;
+}
+
+#[tokio::test]
+async fn callback_params_are_bounded_and_a_refusal_names_the_field() {
+    let (server, _dir) = common::start().await;
+    let (id, door) = door_of(&server, json!({})).await;
+    let max = inbox_protocol::caps::PARAMS_MAX_BYTES;
+    let depth = inbox_protocol::caps::ANSWER_MAX_DEPTH;
+    let deep = (0..depth + 1).fold(json!(1), |v, _| json!({ "k": v }));
+    let refused: Vec<(String, Option<String>, &str, &str)> = vec![
+        // Over the byte cap, by the query and by the envelope.
+        (
+            format!("{door}?params.blob={}", "x".repeat(max)),
+            None,
+            "invalid_field",
+            "params",
+        ),
+        (
+            door.clone(),
+            Some(json!({"answer": true, "params": {"blob": "x".repeat(max)}}).to_string()),
+            "invalid_field",
+            "params",
+        ),
+        // Nested past the depth cap.
+        (
+            door.clone(),
+            Some(json!({"answer": true, "params": {"deep": deep}}).to_string()),
+            "invalid_field",
+            "params",
+        ),
+        // Not an object, an unknown envelope key, a bare prefix, a key given both ways.
+        (
+            door.clone(),
+            Some(json!({"answer": true, "params": ["a"]}).to_string()),
+            "malformed_json",
+            "params",
+        ),
+        (
+            door.clone(),
+            Some(json!({"answer": true, "extra": 1}).to_string()),
+            "malformed_json",
+            "",
+        ),
+        (format!("{door}?params.=x"), None, "invalid_field", "params"),
+        (
+            format!("{door}?params.a=1"),
+            Some(json!({"answer": true, "params": {"a": "2"}}).to_string()),
+            "invalid_field",
+            "params.a",
+        ),
+    ];
+    for (url, envelope, code, field) in refused {
+        let req = server.request(Method::POST, &url, None);
+        let req = match &envelope {
+            Some(body) => req.header("content-type", ENVELOPE).body(body.clone()),
+            None => req.json(&json!({"signed": true})),
+        };
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{url:.80}");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body["error"]["code"], code, "{body}");
+        if !field.is_empty() {
+            assert!(
+                body["error"]["field"]
+                    .as_str()
+                    .is_some_and(|f| f.starts_with(field)),
+                "{body}"
+            );
+        }
+    }
+    assert_eq!(status_of(&server, &id).await, "pending", "nothing recorded");
+    // Just under the cap is accepted.
+    let resp = server
+        .request(Method::POST, &door, None)
+        .header("content-type", ENVELOPE)
+        .body(json!({"answer": true, "params": {"blob": "x".repeat(max - 20)}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn callback_params_are_opaque_text_never_reflected_into_a_page() {
+    let (server, _dir) = common::start().await;
+    let hostile = r#"<script>alert("x")</script><img src=x onerror=alert(1)>"#;
+    let (id, door) = door_of(
+        &server,
+        json!({"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}),
+    )
+    .await;
+    // The byte-constant "Answer received" page of a form submission without params…
+    let (_, other) = door_of(
+        &server,
+        json!({"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}),
+    )
+    .await;
+    let plain = server
+        .request(Method::POST, &other, None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("ok=true")
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    // …is byte for byte the page of one whose params carry markup.
+    let encoded: String = url::form_urlencoded::byte_serialize(hostile.as_bytes()).collect();
+    let resp = server
+        .request(Method::POST, &format!("{door}?params.note={encoded}"), None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("ok=true")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(resp.bytes().await.unwrap(), plain);
+    // Stored and returned as the same text, as JSON, not as markup and not mangled.
+    let ia = waited(&server, &id).await;
+    assert_eq!(ia["answer"]["params"]["note"], hostile);
+    let raw = server
+        .request(
+            Method::GET,
+            &format!("/api/interactions/{id}"),
+            Some(common::REVIEWER),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        raw.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    server.shutdown().await;
+}

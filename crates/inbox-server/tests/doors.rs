@@ -537,6 +537,61 @@ async fn the_callback_door_answers_an_external_question() {
 }
 
 #[tokio::test]
+async fn an_external_question_is_answered_only_through_its_callback_door() {
+    let (server, _dir) = start().await;
+    let external = json!({"prompt": "sign the NDA", "answer_format": "external",
+                          "link": "https://sign.example.com/doc/7?return={callback_url}"});
+    let ia = server.ask(external.clone()).await;
+    let id = ia["id"].as_str().unwrap();
+    // The answer door refuses it whatever the value, with or without a key, naming the field.
+    for (value, key) in [(json!({"signed": true}), Some("k-1")), (json!(true), None)] {
+        let (status, body) = server.answer(id, value, key).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+        assert_eq!(body["error"]["code"], "answered_externally");
+        assert_eq!(body["error"]["field"], "answer");
+    }
+    let (_, read) = server
+        .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
+        .await;
+    assert_eq!(read["status"], "pending", "nothing was recorded");
+    assert_eq!(read["answer"], Value::Null);
+    // The callback door still answers it.
+    let door = format!(
+        "/api/interactions/callback/{}",
+        ticket_of(ia["link"].as_str().unwrap())
+    );
+    let resp = server
+        .request(Method::POST, &door, None)
+        .json(&json!({"signed": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    // Once answered there, the answer door still says where answers come from.
+    let (status, body) = server.answer(id, json!({"signed": false}), None).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["code"], "answered_externally");
+
+    // A reviewer can still decline an external question.
+    let other = server.ask(external).await;
+    let other_id = other["id"].as_str().unwrap();
+    let resp = server
+        .request(
+            Method::POST,
+            &format!("/api/interactions/{other_id}/decline"),
+            Some(REVIEWER),
+        )
+        .json(&json!({"reason": "not signing"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["status"], "declined");
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_confirm_form_posts_query_params_typed_by_the_schema() {
     let (server, _dir) = start().await;
     let ia = server

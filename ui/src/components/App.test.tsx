@@ -114,9 +114,9 @@ describe("answering each format", () => {
     expect(lastCall(backend, "answer_interaction")).toMatchObject({ id: "ia_region", value: "us-east-1" });
   });
 
-  it("text: a suggested reply fills the box, Ctrl+Enter sends", async () => {
+  it("text: a suggested reply's edit button fills the box, Ctrl+Enter sends", async () => {
     const { backend, user } = await renderApp(demoCards(now), { select: "ia_nightly" });
-    await user.click(pane().getByRole("button", { name: /File an issue and skip tonight/ }));
+    await user.click(pane().getByRole("button", { name: "Edit “File an issue and skip tonight.” before sending" }));
     const box = pane().getByRole("textbox", { name: "Your answer" });
     expect(box).toHaveValue("File an issue and skip tonight.");
     expect(backend.calls.some((c) => c.command === "answer_interaction")).toBe(false);
@@ -226,11 +226,10 @@ describe("keyboard", () => {
     expect(lastCall(backend, "answer_interaction")).toMatchObject({ id: "ia_region", value: "ap-southeast-2" });
   });
 
-  it("1–9 fill a suggested reply on a text question", async () => {
-    const { user } = await renderApp(demoCards(now), { select: "ia_nightly" });
-    await user.keyboard("1");
-    expect(pane().getByRole("textbox", { name: "Your answer" })).toHaveValue("Retry once, then file an issue.");
-    expect(pane().getByRole("textbox", { name: "Your answer" })).toHaveFocus();
+  it("1–9 send a suggested reply on a text question", async () => {
+    const { backend, user } = await renderApp(demoCards(now), { select: "ia_nightly" });
+    await user.keyboard("2");
+    expect(lastCall(backend, "answer_interaction")).toMatchObject({ id: "ia_nightly", value: "File an issue and skip tonight." });
   });
 
   it("typing in a field never triggers shortcuts", async () => {

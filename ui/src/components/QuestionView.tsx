@@ -92,11 +92,9 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
   if (i.answer_format === "select" || i.answer_format === "text") {
     i.options.slice(0, 9).forEach((o, n) => {
       keys[String(n + 1)] = () => {
+        // A text question's suggested reply is sent as typed, like a select's option.
         if (i.answer_format === "select") void answer(o.value, o.label ?? o.value);
-        else {
-          setText(o.value);
-          textRef.current?.focus();
-        }
+        else void answer(o.value, o.value);
       };
     });
   }
@@ -208,7 +206,7 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
               <FormAnswer interaction={i} busy={busy} onAnswer={(v) => answer(v, "Form submitted")} />
             </ErrorBoundary>
           )}
-          {i.answer_format === "external" && <ExternalAnswer link={i.link} opened={externalOpened} onOpen={openExternal} />}
+          {i.answer_format === "external" && <ExternalAnswer link={i.link} expiresAt={i.expires_at} now={now} opened={externalOpened} onOpen={openExternal} />}
 
           <DeclineControl
             fieldId={fieldId}

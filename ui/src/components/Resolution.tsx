@@ -34,6 +34,7 @@ export function Resolution({ card, now }: { card: Card; now: number }) {
             {a && <span title={absoluteTime(a.answered_at)}> · {relativeAge(a.answered_at, now)}</span>}
           </p>
           {a && <AnswerValue interaction={i} value={a.value} />}
+          {a?.params && Object.keys(a.params).length > 0 && <AnswerParams params={a.params} />}
         </section>
       );
     case "declined":
@@ -84,4 +85,24 @@ export function AnswerValue({ interaction, value }: { interaction: Interaction; 
     );
   }
   return <p className="answer-value">{answerText(interaction, value)}</p>;
+}
+
+/**
+ * The opaque enrichment an answer came with (a channel's reply id, a button payload). Untrusted
+ * transport from a public door: shown as plain text, never as markup or links.
+ */
+export function AnswerParams({ params }: { params: Record<string, unknown> }) {
+  return (
+    <details className="answer-params">
+      <summary>Sent with the answer</summary>
+      <dl>
+        {Object.entries(params).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{typeof v === "string" ? v : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
 }

@@ -5,7 +5,7 @@ export const SHORTCUTS: [string, string][] = [
   ["k / ↑", "Previous question"],
   ["Enter", "Open the question (focus its controls)"],
   ["y / n", "Yes / No on a confirm question"],
-  ["1 – 9", "Pick an option (or fill a suggested reply)"],
+  ["1 – 9", "Pick an option, or send a suggested reply"],
   ["Ctrl+Enter", "Send a text answer"],
   ["o", "Open an external question in the browser"],
   ["d", "Decline the question"],

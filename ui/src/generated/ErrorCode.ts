@@ -3,4 +3,4 @@
 /**
  * Stable, snake_case error codes. Clients switch on these, never on the message text.
  */
-export type ErrorCode = "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "already_answered" | "missing_field" | "field_not_allowed" | "invalid_field" | "unknown_property" | "invalid_media" | "media_too_large" | "invalid_answer" | "invalid_query" | "idempotency_conflict" | "request_timeout" | "invalid_signature" | "host_not_allowed" | "too_many_pending" | "beyond_retention" | "already_claimed" | "not_resolved" | "not_claimable" | "not_failed" | "unavailable" | "internal";
+export type ErrorCode = "malformed_json" | "payload_too_large" | "unauthorized" | "forbidden" | "not_found" | "already_answered" | "missing_field" | "field_not_allowed" | "invalid_field" | "unknown_property" | "invalid_media" | "media_too_large" | "invalid_answer" | "invalid_query" | "idempotency_conflict" | "answered_externally" | "request_timeout" | "invalid_signature" | "host_not_allowed" | "too_many_pending" | "beyond_retention" | "already_claimed" | "not_resolved" | "not_claimable" | "not_failed" | "unavailable" | "internal";

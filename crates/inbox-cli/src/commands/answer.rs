@@ -12,7 +12,8 @@ use crate::exit;
 /// Answer a pending question.
 ///
 /// VALUE is read by the question's format: text takes it verbatim; confirm takes yes/no/true/false;
-/// select takes an option's value (or its label); form and external take JSON (or @file).
+/// select takes an option's value (or its label); form takes JSON (or @file). An external question
+/// is answered only at its link (the callback door); it can be declined.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Interaction id (`ia_…`).
@@ -132,8 +133,12 @@ pub fn coerce_answer(interaction: &Interaction, text: &str) -> anyhow::Result<Va
                 }
             }
         }
-        AnswerFormat::Form | AnswerFormat::External => {
-            parse_json_flag("value", text).context("a form or external answer is JSON")?
-        }
+        AnswerFormat::Form => parse_json_flag("value", text).context("a form answer is JSON")?,
+        // The server would refuse it (`answered_externally`); say why before sending anything.
+        AnswerFormat::External => bail!(
+            "{} is an external question: it is answered only at its link, through the callback \
+             door — `inbox decline` still works",
+            interaction.id
+        ),
     })
 }

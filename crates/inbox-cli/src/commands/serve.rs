@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use inbox_server::{ServerConfig, TokenSpec};
+use inbox_server::{PublicDoors, ServerConfig, TokenSpec};
 
 use crate::connection::default_data_dir;
 use crate::exit;
@@ -79,6 +79,14 @@ pub struct Args {
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, env = "INBOX_MAX_CONNECTIONS", default_value_t = 512)]
     max_connections: usize,
+    /// The doors that answer without a token, comma-separated, from media, callback and health
+    /// (`none` for no public door). A door left out needs a reviewer, asker or admin token.
+    #[arg(
+        long,
+        env = "INBOX_PUBLIC_DOORS",
+        default_value = "media,callback,health"
+    )]
+    public_doors: PublicDoors,
 }
 
 /// `--park-retention`: a duration, or `None` for forever.
@@ -137,6 +145,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.body_read_timeout = Duration::from_secs(args.body_read_timeout_s.max(1));
     config.idle_timeout = Duration::from_secs(args.idle_timeout_s.max(1));
     config.max_connections = args.max_connections.max(1);
+    config.public_doors = args.public_doors;
     let server = inbox_server::start(config)
         .await
         .with_context(|| format!("starting the server on {}", args.bind))?;

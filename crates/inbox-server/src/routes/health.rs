@@ -1,4 +1,5 @@
 //! `GET /healthz` (the process answers) and `GET /readyz` (the store answers). No details.
+//! Public by default; `public_doors.rs` decides.
 
 use axum::Json;
 use axum::extract::State;

@@ -1,4 +1,5 @@
-//! `GET /api/interactions/media/{id}` — public: the id is the capability. Serves the stored
+//! `GET /api/interactions/media/{id}` — public by default (the id is the capability; whether it
+//! is public is configuration, `public_doors.rs`). Serves the stored
 //! bytes with the stored content type, locked down so the bytes can never act as a page.
 
 use axum::extract::State;

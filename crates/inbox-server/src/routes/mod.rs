@@ -26,10 +26,22 @@ use inbox_protocol::paths;
 use tower_http::trace::TraceLayer;
 
 use crate::error::ApiError;
+use crate::public_doors::{self, Door, Gate};
 use crate::state::AppState;
 
 /// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
 pub fn router(state: AppState) -> Router {
+    // The doors that may be public pass a gate that reads the configured list; the others
+    // check their role themselves (`auth.rs`).
+    let gate = |door| {
+        middleware::from_fn_with_state(
+            Gate {
+                state: state.clone(),
+                door,
+            },
+            public_doors::gate,
+        )
+    };
     Router::new()
         .route(paths::INTERACTIONS, get(list::list).post(ask::ask))
         .route(paths::STREAM, get(crate::stream::stream))
@@ -40,10 +52,23 @@ pub fn router(state: AppState) -> Router {
         .route("/api/interactions/{id}/answer", post(answer::answer))
         .route("/api/interactions/{id}/decline", post(decline::decline))
         .route("/api/interactions/{id}/wait", get(wait::wait))
-        .route("/api/interactions/media/{id}", get(media::media))
+        .route(
+            "/api/interactions/media/{id}",
+            get(media::media).route_layer(gate(Door::Media)),
+        )
         .route(
             "/api/interactions/callback/{ticket}",
-            get(callback::confirm_page).post(callback::submit),
+            get(callback::confirm_page)
+                .post(callback::submit)
+                .route_layer(gate(Door::Callback)),
+        )
+        .route(
+            paths::HEALTHZ,
+            get(health::healthz).route_layer(gate(Door::Health)),
+        )
+        .route(
+            paths::READYZ,
+            get(health::readyz).route_layer(gate(Door::Health)),
         )
         .route(paths::PARKS, post(park::create::create))
         .route("/api/parks/{id}", get(park::read::read))
@@ -53,8 +78,6 @@ pub fn router(state: AppState) -> Router {
             "/api/parks/{id}/redeliver",
             post(park::redeliver::redeliver),
         )
-        .route(paths::HEALTHZ, get(health::healthz))
-        .route(paths::READYZ, get(health::readyz))
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(REQUEST_BODY_MAX_BYTES))
         // Before any door (and before a body is read): a foreign Host is refused.

@@ -5,7 +5,7 @@ use axum::Json;
 use axum::http::HeaderMap;
 use chrono::Utc;
 use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
-use inbox_protocol::{ErrorCode, Interaction, ResolveResponse, Status, paths};
+use inbox_protocol::{AnswerFormat, ErrorCode, Interaction, ResolveResponse, Status, paths};
 use serde_json::Value;
 
 use crate::error::ApiError;
@@ -31,6 +31,18 @@ pub async fn settle(
         .ok_or_else(ApiError::not_found)?;
     if past_deadline(&ia) {
         return Err(ApiError::not_found());
+    }
+    // An external question's answer is the outside system's payload, delivered through the
+    // ticket in its link; a reviewer's hand-typed value here would stand in for a signature or
+    // a payment that never happened. Declining stays open to the reviewer.
+    if matches!(resolution, Resolution::Answer { .. }) && ia.answer_format == AnswerFormat::External
+    {
+        return Err(ApiError::new(
+            ErrorCode::AnsweredExternally,
+            "this external question is answered only through its link (the callback door); \
+             it can still be declined",
+        )
+        .with_field("answer"));
     }
     // Only a live question is judged: a resolved one gets its replay or its winner below.
     if ia.is_pending()

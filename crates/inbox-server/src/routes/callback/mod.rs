@@ -1,9 +1,10 @@
-//! `GET`/`POST /api/interactions/callback/{ticket}` — public: the ticket is the capability.
+//! `GET`/`POST /api/interactions/callback/{ticket}` — public by default: the ticket is the
+//! capability (whether the door is public is configuration, `public_doors.rs`).
 //!
 //! GET never mutates (link scanners prefetch URLs): it serves a byte-constant confirm page, or
 //! for a question with a schema a form rendered from that stored schema, whose form POSTs back
 //! to the same URL, query string included. POST claims the answer: a JSON body, or form fields
-//! merged over the query parameters. The ticket is looked up before the body is read, a bound
+//! merged over the query parameters, with the channel's opaque `params` beside it (`params.rs`). The ticket is looked up before the body is read, a bound
 //! verifier is checked on the raw body before anything else, and unknown, used and expired
 //! tickets all get the same 404. No page interpolates anything from the request.
 
@@ -26,6 +27,7 @@ use crate::state::AppState;
 use crate::store::{Resolution, ResolveOutcome, TicketMatch};
 
 mod page;
+mod params;
 
 /// Who an answer through this door is recorded as.
 const CALLBACK_PRINCIPAL: &str = "callback";
@@ -93,10 +95,10 @@ pub async fn submit(
         tracing::warn!(interaction = %ia.id, kind = verifier.kind(), "callback signature refused");
         return Err(refusal);
     }
-    let from_form = headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let from_form =
+        content_type.is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    let enveloped = params::is_envelope(content_type);
     let reply = |already: bool| -> Response {
         if from_form {
             page::done()
@@ -116,7 +118,11 @@ pub async fn submit(
     if !answerable(&ia) {
         return Err(ApiError::not_found());
     }
-    let value = if from_form || body.is_empty() {
+    let (query, query_params) = params::split_query(query)?;
+    let (value, body_params) = if enveloped {
+        let envelope = parse_json::<params::Envelope>(&body)?;
+        (envelope.answer, envelope.params)
+    } else if from_form || body.is_empty() {
         let mut fields: Map<String, Value> = query
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
@@ -124,14 +130,15 @@ pub async fn submit(
         for (k, v) in url::form_urlencoded::parse(&body) {
             fields.insert(k.into_owned(), Value::String(v.into_owned()));
         }
-        coerce_to_schema(fields, ia.schema.as_ref())
+        (coerce_to_schema(fields, ia.schema.as_ref()), None)
     } else {
-        parse_json::<Value>(&body)?
+        (parse_json::<Value>(&body)?, None)
     };
+    let params = params::join(query_params, body_params)?;
     state.validation().check_answer(&ia, &value).await?;
     let resolution = Resolution::Answer {
         value,
-        params: None,
+        params,
         by: CALLBACK_PRINCIPAL.to_owned(),
     };
     match state.store().resolve(&ia.id, resolution, None).await? {
