@@ -221,9 +221,21 @@ fn parse_rank(score: &str) -> Option<i64> {
         .or_else(|| score.parse::<f64>().ok().map(|f| f as i64))
 }
 
-#[async_trait]
-impl Store for RedisStore {
-    async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
+/// What the insert scripts (a lone ask's and a park's) take for one question, built once.
+pub(super) struct QuestionArgs<'a> {
+    pub body: String,
+    /// Unix ms, or "" for no deadline.
+    pub deadline: String,
+    /// The ticket's record as stored under its hash (JSON), or "" for none.
+    pub ticket_record: String,
+    /// Unix ms the ticket key expires at (0 without a ticket).
+    pub ticket_expiry: i64,
+    /// The ticket's hash ("" without one: the script then ignores the key).
+    pub ticket_hash: &'a str,
+}
+
+impl<'a> QuestionArgs<'a> {
+    pub(super) fn of(ask: &'a NewAsk) -> Result<QuestionArgs<'a>, StoreError> {
         let ia = &ask.interaction;
         let ticket_record = ask
             .ticket
@@ -237,6 +249,27 @@ impl Store for RedisStore {
             })
             .transpose()?
             .unwrap_or_default();
+        Ok(QuestionArgs {
+            body: serde_json::to_string(ia)?,
+            deadline: ia
+                .expires_at
+                .map(|t| t.timestamp_millis().to_string())
+                .unwrap_or_default(),
+            ticket_record,
+            ticket_expiry: ask
+                .ticket
+                .as_ref()
+                .map_or(0, |t| t.expires_at.timestamp_millis()),
+            ticket_hash: ask.ticket.as_ref().map_or("", |t| t.hash.as_str()),
+        })
+    }
+}
+
+#[async_trait]
+impl Store for RedisStore {
+    async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
+        let ia = &ask.interaction;
+        let question = QuestionArgs::of(&ask)?;
         let mut call = self.scripts.insert.prepare_invoke();
         call.key(self.keys.interaction(&ia.id))
             .key(self.keys.rank())
@@ -244,24 +277,13 @@ impl Store for RedisStore {
             .key(self.keys.status_index(Status::Pending))
             .key(self.keys.due())
             .key(self.keys.events())
-            .key(
-                self.keys
-                    .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
-            )
+            .key(self.keys.ticket(question.ticket_hash))
             .arg(&ia.id)
-            .arg(serde_json::to_string(ia)?)
-            .arg(
-                ia.expires_at
-                    .map(|t| t.timestamp_millis().to_string())
-                    .unwrap_or_default(),
-            )
+            .arg(question.body)
+            .arg(question.deadline)
             .arg(self.retention)
-            .arg(ticket_record)
-            .arg(
-                ask.ticket
-                    .as_ref()
-                    .map_or(0, |t| t.expires_at.timestamp_millis()),
-            )
+            .arg(question.ticket_record)
+            .arg(question.ticket_expiry)
             .arg(ask.media.len())
             .key(self.keys.pending_of(&ia.asker))
             .arg(ask.pending_limit.min(i64::MAX as usize));

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
 
-use super::{RedisStore, unexpected_reply};
+use super::{QuestionArgs, RedisStore, unexpected_reply};
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id,
 };
-use crate::store::{IdempotencyClaim, StoreError, StoredTicket};
+use crate::store::{IdempotencyClaim, StoreError};
 
 impl RedisStore {
     pub(super) async fn park_insert(&self, new: NewPark) -> Result<Park, StoreError> {
@@ -36,36 +36,14 @@ impl RedisStore {
             .arg(pending_limit.min(i64::MAX as usize));
         for ask in &new.asks {
             let ia = &ask.interaction;
-            let ticket_record = ask
-                .ticket
-                .as_ref()
-                .map(|t| {
-                    serde_json::to_string(&StoredTicket {
-                        interaction_id: ia.id.clone(),
-                        expires_at: t.expires_at.timestamp_millis(),
-                        verifier: t.verifier.clone(),
-                    })
-                })
-                .transpose()?
-                .unwrap_or_default();
+            let question = QuestionArgs::of(ask)?;
             call.key(self.keys.interaction(&ia.id))
-                .key(
-                    self.keys
-                        .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
-                )
+                .key(self.keys.ticket(question.ticket_hash))
                 .arg(&ia.id)
-                .arg(serde_json::to_string(ia)?)
-                .arg(
-                    ia.expires_at
-                        .map(|t| t.timestamp_millis().to_string())
-                        .unwrap_or_default(),
-                )
-                .arg(ticket_record)
-                .arg(
-                    ask.ticket
-                        .as_ref()
-                        .map_or(0, |t| t.expires_at.timestamp_millis()),
-                )
+                .arg(question.body)
+                .arg(question.deadline)
+                .arg(question.ticket_record)
+                .arg(question.ticket_expiry)
                 .arg(ask.media.len());
             for blob in &ask.media {
                 call.key(self.keys.media(&blob.id))
