@@ -268,7 +268,10 @@ async fn turn_result(
             run.status = AguiRunStatus::Interrupted;
             run.park_id = Some(park.park.id.clone());
             run.transcript = transcript.into_items();
-            Ok(TurnResult::Interrupted { run, park })
+            Ok(TurnResult::Interrupted {
+                run,
+                park: Box::new(park),
+            })
         }
         Err(error) => {
             run.status = AguiRunStatus::Failed;
@@ -343,7 +346,7 @@ async fn open_park(
         let prefix = format!("asks[{i}].");
         let new =
             crate::routes::ask::prepare(state, &run.asker, ask, ok, now, &prefix, Some(&park_id))
-                .map_err(|e| refused(i, &interrupts[i], "", &e.message()))?;
+                .map_err(|e| refused(i, &interrupts[i], "", e.message()))?;
         prepared.push(new);
     }
     let mut metadata = Map::new();

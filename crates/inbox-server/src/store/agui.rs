@@ -58,7 +58,7 @@ impl std::fmt::Debug for AguiTurn {
 pub enum TurnResult {
     /// The agent paused: the run (status `interrupted`, `park_id` = the new park) and the park
     /// to open with it.
-    Interrupted { run: AguiRun, park: NewPark },
+    Interrupted { run: AguiRun, park: Box<NewPark> },
     /// The run is final (succeeded, failed or cancelled). `reached`: the agent answered this
     /// turn, so a park it carried is resumed (an unreachable agent never saw the resume).
     Finished { run: AguiRun, reached: bool },
