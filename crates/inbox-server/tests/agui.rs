@@ -677,3 +677,33 @@ async fn bad_run_requests_are_refused_naming_the_field_and_runs_are_their_askers
     assert_eq!(status, StatusCode::NOT_FOUND);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_redis_workers_drive_a_run_and_resume_it_once() {
+    let Some(url) = redis_env::url("agui_two_workers") else {
+        return;
+    };
+    let redis = Some((url, redis_env::unique_prefix("agui_two_workers")));
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = server(dir_a.path(), &redis).await;
+    let b = server(dir_b.path(), &redis).await;
+    for round in 0..3 {
+        let seen = Arc::new(Seen::default());
+        let agent = serve_agent(Planner, seen.clone(), Arc::default()).await;
+        let run = start_run(&a, agent, "plan").await;
+        let id = run["id"].as_str().unwrap().to_owned();
+        let run = until_status(&b, &id, "interrupted").await;
+        let qs = questions(&b, run["park_id"].as_str().unwrap()).await;
+        // One answer on each worker: either worker's driver may send the resume.
+        let (status, _) = a.answer(qs[0]["id"].as_str().unwrap(), json!(true), None).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, _) = b.answer(qs[1]["id"].as_str().unwrap(), json!(true), None).await;
+        assert_eq!(status, StatusCode::OK);
+        until_status(&a, &id, "succeeded").await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(seen.count(), 2, "round {round}: one first request, one resume");
+        assert_eq!(seen.resumes().len(), 1, "round {round}");
+    }
+    a.shutdown().await;
+    b.shutdown().await;
+}
