@@ -695,15 +695,69 @@ async fn two_redis_workers_drive_a_run_and_resume_it_once() {
         let run = until_status(&b, &id, "interrupted").await;
         let qs = questions(&b, run["park_id"].as_str().unwrap()).await;
         // One answer on each worker: either worker's driver may send the resume.
-        let (status, _) = a.answer(qs[0]["id"].as_str().unwrap(), json!(true), None).await;
+        let (status, _) = a
+            .answer(qs[0]["id"].as_str().unwrap(), json!(true), None)
+            .await;
         assert_eq!(status, StatusCode::OK);
-        let (status, _) = b.answer(qs[1]["id"].as_str().unwrap(), json!(true), None).await;
+        let (status, _) = b
+            .answer(qs[1]["id"].as_str().unwrap(), json!(true), None)
+            .await;
         assert_eq!(status, StatusCode::OK);
         until_status(&a, &id, "succeeded").await;
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert_eq!(seen.count(), 2, "round {round}: one first request, one resume");
+        assert_eq!(
+            seen.count(),
+            2,
+            "round {round}: one first request, one resume"
+        );
         assert_eq!(seen.resumes().len(), 1, "round {round}");
     }
     a.shutdown().await;
     b.shutdown().await;
+}
+
+/// Says something, works a while, then finishes.
+struct SlowTalker;
+
+impl Agent for SlowTalker {
+    type State = ();
+
+    async fn run(&self, ctx: &mut RunContext<()>) -> AgentResult<RunOutcome> {
+        ctx.say("Working on it.")?;
+        tokio::time::sleep(Duration::from_millis(2_000)).await;
+        ctx.say("Done.")?;
+        Ok(RunOutcome::Success)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_transcript_grows_while_the_agent_streams() {
+    for (backend, redis) in backends("agui_progress") {
+        let dir = tempfile::tempdir().unwrap();
+        let server = server(dir.path(), &redis).await;
+        let agent = serve_agent(SlowTalker, Arc::default(), Arc::default()).await;
+        let run = start_run(&server, agent, "go").await;
+        let id = run["id"].as_str().unwrap().to_owned();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let run = run_of(&server, &id).await;
+            assert_ne!(
+                run["status"], "succeeded",
+                "{backend:?}: the first message was never shown while the agent worked"
+            );
+            if transcript_text(&run) == "Working on it." {
+                assert_eq!(run["status"], "running");
+                break;
+            }
+            assert!(Instant::now() < deadline);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let run = until_status(&server, &id, "succeeded").await;
+        assert_eq!(
+            transcript_text(&run),
+            "Working on it.\nDone.",
+            "{backend:?}"
+        );
+        server.shutdown().await;
+    }
 }

@@ -22,6 +22,9 @@ use super::interrupt::{payload, question_for};
 use crate::state::AppState;
 use crate::store::{AguiTurn, Store, StoreError, TurnResult};
 
+/// How often a turn's growing transcript is written while the agent streams.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
+
 /// How the driver retries an unreachable agent, bounds a turn, and dates a question.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -201,7 +204,7 @@ async fn turn_result(
         Some(park) => Some(resume_entries(&**state.store(), park).await?),
         None => None,
     };
-    let reply = send(http, policy, turn, resume).await;
+    let reply = send(&**state.store(), http, policy, turn, resume).await;
     let now = Utc::now();
     let (transcript, end) = match reply {
         Reply::Ended(transcript, end) => (transcript, end),
@@ -440,6 +443,7 @@ async fn resume_entries(
 
 /// One request to the agent, read to the end of its stream.
 async fn send(
+    store: &dyn Store,
     http: &reqwest::Client,
     policy: &Policy,
     turn: &AguiTurn,
@@ -497,16 +501,43 @@ async fn send(
     let mut transcript = Transcript::continuing(turn.run.transcript.clone());
     let mut decoder = SseDecoder::default();
     let mut stream = response.bytes_stream();
+    let mut shown = transcript.items().to_vec();
+    let mut last_progress = tokio::time::Instant::now();
+    let mut silent = Duration::ZERO;
     loop {
-        let chunk = match tokio::time::timeout(policy.idle_timeout, stream.next()).await {
-            Err(_) => return Reply::Unreachable("the event stream went silent".into()),
+        // Readers (`inbox agui run`) see the transcript grow, at most once per interval; the
+        // turn's report at its end is what counts.
+        if last_progress.elapsed() >= PROGRESS_INTERVAL && transcript.items() != shown.as_slice() {
+            shown = transcript.items().to_vec();
+            last_progress = tokio::time::Instant::now();
+            let run = AguiRun {
+                transcript: shown.clone(),
+                updated_at: Utc::now(),
+                ..turn.run.clone()
+            };
+            if let Err(e) = store.progress_agui_turn(turn, &run).await {
+                tracing::debug!(error = %e, "the transcript so far could not be written");
+            }
+        }
+        // Woken at least every interval, so a message is shown while the agent works on.
+        let chunk = match tokio::time::timeout(PROGRESS_INTERVAL, stream.next()).await {
+            Err(_) => {
+                silent += PROGRESS_INTERVAL;
+                if silent >= policy.idle_timeout {
+                    return Reply::Unreachable("the event stream went silent".into());
+                }
+                continue;
+            }
             Ok(None) => {
                 return Reply::Unreachable(
                     "the event stream ended before RUN_FINISHED or RUN_ERROR".into(),
                 );
             }
             Ok(Some(Err(e))) => return Reply::Unreachable(transport_error(&e)),
-            Ok(Some(Ok(chunk))) => chunk,
+            Ok(Some(Ok(chunk))) => {
+                silent = Duration::ZERO;
+                chunk
+            }
         };
         let payloads = match decoder.feed(&chunk) {
             Ok(p) => p,

@@ -296,6 +296,10 @@ pub trait Store: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 
+    /// Write a leased turn's run as it streams (its transcript so far), while the lease is
+    /// held; `false` (nothing changed) when it is not. The turn stays leased.
+    async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError>;
+
     /// A `failed` run back to `running`, its error cleared and its turn queued again (it
     /// resumes its park if that resolved and was never resumed); `None` when it is not `failed`
     /// (or unknown). Returns the run as it now stands.

@@ -647,6 +647,14 @@ impl Store for RedisStore {
         self.agui_finish(turn, result, now).await
     }
 
+    async fn progress_agui_turn(
+        &self,
+        turn: &super::AguiTurn,
+        run: &inbox_protocol::AguiRun,
+    ) -> Result<bool, StoreError> {
+        self.agui_progress(turn, run).await
+    }
+
     async fn retry_agui_run(
         &self,
         id: &str,

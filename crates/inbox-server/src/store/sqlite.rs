@@ -807,6 +807,17 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError> {
+        let (turn, run) = (turn.clone(), run.clone());
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let written = agui::progress(&tx, &turn, &run)?;
+            tx.commit()?;
+            Ok(written)
+        })
+        .await
+    }
+
     async fn retry_agui_run(
         &self,
         id: &str,

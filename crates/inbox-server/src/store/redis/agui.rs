@@ -34,12 +34,14 @@ impl RedisStore {
     }
 
     pub(super) async fn agui_get(&self, id: &str) -> Result<Option<AguiRun>, StoreError> {
-        let body: Option<String> = redis::cmd("HGET")
+        let (live, body): (Option<String>, Option<String>) = redis::cmd("HMGET")
             .arg(self.keys.agui_run(id))
+            .arg("live")
             .arg("body")
             .query_async(&mut self.conn.clone())
             .await?;
-        body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
+        live.or(body)
+            .map(|b| serde_json::from_str(&b).map_err(StoreError::from))
             .transpose()
     }
 
@@ -178,6 +180,23 @@ impl RedisStore {
             "stale" => Ok(false),
             _ => Err(unexpected_reply()),
         }
+    }
+
+    pub(super) async fn agui_progress(
+        &self,
+        turn: &AguiTurn,
+        run: &AguiRun,
+    ) -> Result<bool, StoreError> {
+        let written: i64 = self
+            .scripts
+            .agui_progress
+            .key(self.keys.agui_lease(&turn.run.id))
+            .key(self.keys.agui_run(&turn.run.id))
+            .arg(&turn.lease)
+            .arg(serde_json::to_string(run)?)
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        Ok(written == 1)
     }
 
     pub(super) async fn agui_retry(

@@ -101,8 +101,9 @@ impl Keys {
         format!("{}{park_id}", self.lease_prefix())
     }
 
-    /// Hash of one AG-UI run: `body` (the AguiRun, JSON), `input` (JSON) and `headers` (JSON,
-    /// secrets: never returned by a read).
+    /// Hash of one AG-UI run: `body` (the AguiRun as its last turn reported it, JSON), `live`
+    /// (the run as the current turn streams), `input` (JSON) and `headers` (JSON, secrets:
+    /// never returned by a read).
     pub fn agui_run(&self, id: &str) -> String {
         format!("{}:agui:run:{id}", self.prefix)
     }

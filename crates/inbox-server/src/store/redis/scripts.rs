@@ -262,6 +262,7 @@ local function agui_finish(turns, lease, run, attempts, resumed_park, outcome, b
     redis.call('HDEL', attempts, id)
   end
   redis.call('HSET', run, 'body', body)
+  redis.call('HDEL', run, 'live')
   redis.call('DEL', lease)
   return 'ok'
 end
@@ -288,12 +289,22 @@ return agui_finish(KEYS[nk - 4], KEYS[nk - 3], KEYS[nk - 2], KEYS[nk - 1], KEYS[
   ARGV[na - 5], ARGV[na - 4], ARGV[na - 3], ARGV[na - 2], ARGV[na - 1], ARGV[na])
 "#;
 
+/// A leased turn's run as it streams, kept in `live` (what reads show; a turn builds on `body`,
+/// so a turn whose worker died adds nothing twice). KEYS: the lease key, the run. ARGV: token, run body.
+/// Returns 1 when written, 0 when the lease is not held.
+const AGUI_PROGRESS: &str = r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'live', ARGV[2])
+return 1
+"#;
+
 /// A failed run back to running (compare-and-set on its body) and its turn queued.
 /// KEYS: the run, turn queue, attempts hash. ARGV: body read, new body, run id, now.
 /// Returns 1 when it moved, 0 when the body changed meanwhile.
 const AGUI_RETRY: &str = r#"
 if redis.call('HGET', KEYS[1], 'body') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'body', ARGV[2])
+redis.call('HDEL', KEYS[1], 'live')
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
 redis.call('HDEL', KEYS[3], ARGV[3])
 return 1
@@ -332,6 +343,7 @@ pub struct Scripts {
     pub agui_finish: Script,
     pub agui_interrupt: Script,
     pub agui_retry: Script,
+    pub agui_progress: Script,
 }
 
 impl Scripts {
@@ -354,6 +366,7 @@ impl Scripts {
                 "{APPEND}local function park_insert()\n{PARK_INSERT}\nend\n{AGUI_FINISH_FN}{AGUI_INTERRUPT}"
             )),
             agui_retry: Script::new(AGUI_RETRY),
+            agui_progress: Script::new(AGUI_PROGRESS),
         }
     }
 }

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS agui_runs (
     id      TEXT PRIMARY KEY,
     body    TEXT NOT NULL,  -- the AguiRun as JSON (what the read door shows)
     input   TEXT NOT NULL,  -- the caller's part of RunAgentInput, as JSON
-    headers TEXT NOT NULL   -- extra request headers, as JSON: secrets, never shown
+    headers TEXT NOT NULL,  -- extra request headers, as JSON: secrets, never shown
+    live    TEXT            -- the run as the current turn streams (shown; never the base of a turn)
 );
 -- The durable turn queue: one row per run that is due (or leased). A lease moves `due_at`
 -- past its end, so a driver that dies lets the row come due again.
@@ -51,7 +52,21 @@ pub(super) fn insert(
     Ok(())
 }
 
+/// The run as readers see it: the streaming copy while a turn writes one, else the last report.
 pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
+    let body: Option<String> = conn
+        .query_row(
+            "SELECT COALESCE(live, body) FROM agui_runs WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
+        .transpose()
+}
+
+/// The run as its last turn reported it: what the next turn builds on.
+fn load_reported(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
     let body: Option<String> = conn
         .query_row("SELECT body FROM agui_runs WHERE id = ?1", [id], |row| {
             row.get(0)
@@ -181,10 +196,23 @@ pub(super) fn finish(
         }
     }
     tx.execute(
-        "UPDATE agui_runs SET body = ?2 WHERE id = ?1",
+        "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
         params![id, serde_json::to_string(result.run())?],
     )?;
     Ok(Some(events))
+}
+
+pub(super) fn progress(
+    tx: &Transaction<'_>,
+    turn: &AguiTurn,
+    run: &AguiRun,
+) -> Result<bool, StoreError> {
+    let written = tx.execute(
+        "UPDATE agui_runs SET live = ?3 WHERE id = ?1
+         AND EXISTS (SELECT 1 FROM agui_turns WHERE run_id = ?1 AND lease_token = ?2)",
+        params![turn.run.id, turn.lease, serde_json::to_string(run)?],
+    )?;
+    Ok(written == 1)
 }
 
 pub(super) fn retry(
@@ -192,7 +220,7 @@ pub(super) fn retry(
     id: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<AguiRun>, StoreError> {
-    let Some(mut run) = load(tx, id)? else {
+    let Some(mut run) = load_reported(tx, id)? else {
         return Ok(None);
     };
     if run.status != AguiRunStatus::Failed {
@@ -202,7 +230,7 @@ pub(super) fn retry(
     run.error = None;
     run.updated_at = now;
     tx.execute(
-        "UPDATE agui_runs SET body = ?2 WHERE id = ?1",
+        "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
         params![id, serde_json::to_string(&run)?],
     )?;
     tx.execute(
