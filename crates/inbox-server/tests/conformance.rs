@@ -5,6 +5,8 @@
 //! The Redis half needs `INBOX_TEST_REDIS_URL` (see `redis_env`); each test uses its own key
 //! prefix, so the whole suite runs in parallel on one Redis.
 
+#[path = "conformance/agui.rs"]
+mod agui;
 #[path = "conformance/parks.rs"]
 mod parks;
 mod redis_env;
@@ -1096,6 +1098,7 @@ macro_rules! conformance {
     };
 }
 
+use agui::finished_agui_runs_are_pruned_after_the_retention;
 use parks::{
     a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
     a_webhook_resume_is_leased_to_one_dispatcher, concurrent_claims_have_one_winner,
@@ -1155,6 +1158,7 @@ async fn redis_two_workers_resolve_a_park_once() {
 }
 
 conformance! {
+    finished_agui_runs_are_pruned_after_the_retention => 1000,
     a_park_resolves_once_in_every_order => 1000,
     a_park_is_stored_whole_or_not_at_all => 1000,
     concurrent_claims_have_one_winner => 1000,

@@ -52,6 +52,11 @@ pub struct Args {
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
+    /// Seconds one AG-UI turn (one request to the agent and its whole stream) may take. A
+    /// worker that dies mid-turn leaves its lease to run out: this plus min(30 s, this), after
+    /// which another worker sends the turn again.
+    #[arg(long, env = "INBOX_AGUI_TURN_TIMEOUT_S", default_value_t = 600)]
+    agui_turn_timeout_s: u64,
     /// Seconds between expiry sweeps.
     #[arg(long, default_value_t = 1)]
     sweep_interval_s: u64,
@@ -139,6 +144,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.park_retention = args.park_retention.0;
     config.webhook_secret = args.webhook_secret;
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
+    config.agui.turn_timeout = Duration::from_secs(args.agui_turn_timeout_s.max(1));
     config.redis_url = args.redis_url;
     config.allowed_hosts = args.allowed_hosts;
     config.header_read_timeout = Duration::from_secs(args.header_read_timeout_s.max(1));

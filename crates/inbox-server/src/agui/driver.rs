@@ -25,6 +25,10 @@ use crate::store::{AguiTurn, Store, StoreError, TurnResult};
 /// How often a turn's growing transcript is written while the agent streams.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 
+/// How far a turn's lease outlasts its timeout at most: a report written just as the timeout
+/// fires still finds the lease held.
+const LEASE_MARGIN: Duration = Duration::from_secs(30);
+
 /// How the driver retries an unreachable agent, bounds a turn, and dates a question.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -34,7 +38,8 @@ pub struct Policy {
     pub retry_base: Duration,
     pub retry_cap: Duration,
     /// The longest one turn (one request and its whole stream) may take; the lease on the
-    /// turn is this plus a margin, so a live turn is never taken over.
+    /// turn is this plus a margin (30 s, or the timeout itself when shorter), so a live turn
+    /// is never taken over and a dead worker's turn comes due again after about twice this.
     pub turn_timeout: Duration,
     pub connect_timeout: Duration,
     /// The longest the agent's stream may go silent (its keep-alives count).
@@ -65,7 +70,7 @@ impl Default for Policy {
 
 impl Policy {
     fn lease(&self) -> Duration {
-        self.turn_timeout + Duration::from_secs(30)
+        self.turn_timeout + self.turn_timeout.min(LEASE_MARGIN)
     }
 }
 

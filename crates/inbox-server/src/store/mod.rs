@@ -308,4 +308,13 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<AguiRun>, StoreError>;
+
+    /// Delete up to `limit` runs that ended (`succeeded`, `failed`, `cancelled`) at or before
+    /// `before`, with their input and stored headers; returns their ids. A run queued again
+    /// meanwhile (a retry) is kept.
+    async fn prune_finished_agui_runs(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
 }

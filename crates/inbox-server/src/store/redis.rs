@@ -663,6 +663,14 @@ impl Store for RedisStore {
         self.agui_retry(id, now).await
     }
 
+    async fn prune_finished_agui_runs(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.agui_prune_finished(before, limit).await
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.conn.clone();
         let pong = tokio::time::timeout(PING_TIMEOUT, async move {

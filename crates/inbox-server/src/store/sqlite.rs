@@ -818,6 +818,21 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn prune_finished_agui_runs(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let ids = agui::prune_finished(&tx, before, limit)?;
+            tx.commit()?;
+            Ok(ids)
+        })
+        .await
+    }
+
     async fn retry_agui_run(
         &self,
         id: &str,

@@ -127,7 +127,9 @@ impl RedisStore {
         let resumed_key = self.keys.park(resumed.unwrap_or("none"));
         let (outcome, at) = match &result {
             TurnResult::Retry { at, .. } => ("retry", at.timestamp_millis()),
-            _ => ("done", 0),
+            // A final run joins the finished set (scored by now) the pruning sweep reads.
+            TurnResult::Finished { .. } => ("final", 0),
+            TurnResult::Interrupted { .. } => ("done", 0),
         };
         let body = serde_json::to_string(result.run())?;
         let tail_keys = [
@@ -232,5 +234,39 @@ impl RedisStore {
             .invoke_async(&mut self.conn.clone())
             .await?;
         Ok((moved == 1).then_some(run))
+    }
+
+    pub(super) async fn agui_prune_finished(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(self.keys.agui_finished())
+            .arg("-inf")
+            .arg(before.timestamp_millis())
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit.min(i64::MAX as usize))
+            .query_async(&mut conn)
+            .await?;
+        let mut pruned = Vec::new();
+        for id in due {
+            let done: i64 = self
+                .scripts
+                .agui_prune
+                .key(self.keys.agui_run(&id))
+                .key(self.keys.agui_finished())
+                .key(self.keys.agui_turns())
+                .key(self.keys.agui_attempts())
+                .arg(&id)
+                .invoke_async(&mut conn)
+                .await?;
+            if done == 1 {
+                pruned.push(id);
+            }
+        }
+        Ok(pruned)
     }
 }

@@ -119,6 +119,11 @@ impl Keys {
         format!("{}:agui:attempts", self.prefix)
     }
 
+    /// Final runs, scored by when they ended (unix ms): what the pruning sweep reads.
+    pub fn agui_finished(&self) -> String {
+        format!("{}:agui:finished", self.prefix)
+    }
+
     /// The prefix of each turn's lease key (`…:agui:lease:<run id>`).
     pub fn agui_lease_prefix(&self) -> String {
         format!("{}:agui:lease:", self.prefix)

@@ -264,13 +264,17 @@ local function agui_finish(turns, lease, run, attempts, resumed_park, outcome, b
   redis.call('HSET', run, 'body', body)
   redis.call('HDEL', run, 'live')
   redis.call('DEL', lease)
+  if outcome == 'final' then
+    -- `<prefix>:agui:finished`, named from the queue's key `<prefix>:agui:turns` (one Redis).
+    redis.call('ZADD', string.sub(turns, 1, -6) .. 'finished', now, id)
+  end
   return 'ok'
 end
 "#;
 
 /// A turn that ended without opening a park.
 /// KEYS: turn queue, the lease key, the run, attempts hash, the park it resumed (any key).
-/// ARGV: token, "done" | "retry", run body, retry at (unix ms), run id, "1" when the park is
+/// ARGV: token, "final" | "done" | "retry", run body, retry at (unix ms), run id, "1" when the park is
 /// resumed, now (unix ms). Returns "ok" | "stale" (the lease was lost; nothing changed).
 const AGUI_FINISH: &str = r#"
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'stale' end
@@ -307,6 +311,21 @@ redis.call('HSET', KEYS[1], 'body', ARGV[2])
 redis.call('HDEL', KEYS[1], 'live')
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
 redis.call('HDEL', KEYS[3], ARGV[3])
+redis.call('ZREM', string.sub(KEYS[2], 1, -6) .. 'finished', ARGV[3])
+return 1
+"#;
+
+/// Deletes a run that ended, with its input and headers (one hash), if it is still final and
+/// not queued. KEYS: the run, finished set, turn queue, attempts hash. ARGV: run id.
+/// Returns 1 when it was pruned, 0 otherwise (it only leaves the finished set).
+const AGUI_PRUNE: &str = r#"
+redis.call('ZREM', KEYS[2], ARGV[1])
+local body = redis.call('HGET', KEYS[1], 'body')
+if not body or redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
+local status = cjson.decode(body).status
+if status ~= 'succeeded' and status ~= 'failed' and status ~= 'cancelled' then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
 return 1
 "#;
 
@@ -344,6 +363,7 @@ pub struct Scripts {
     pub agui_interrupt: Script,
     pub agui_retry: Script,
     pub agui_progress: Script,
+    pub agui_prune: Script,
 }
 
 impl Scripts {
@@ -367,6 +387,7 @@ impl Scripts {
             )),
             agui_retry: Script::new(AGUI_RETRY),
             agui_progress: Script::new(AGUI_PROGRESS),
+            agui_prune: Script::new(AGUI_PRUNE),
         }
     }
 }

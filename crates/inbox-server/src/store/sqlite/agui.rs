@@ -239,3 +239,27 @@ pub(super) fn retry(
     )?;
     Ok(Some(run))
 }
+
+/// Delete up to `limit` final runs last written at or before `before` (their body's
+/// `updated_at`, the moment the final turn was reported) that are not queued.
+pub(super) fn prune_finished(
+    tx: &Transaction<'_>,
+    before: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<String> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id FROM agui_runs
+             WHERE json_extract(body, '$.status') IN ('succeeded', 'failed', 'cancelled')
+               AND julianday(json_extract(body, '$.updated_at')) <= julianday(?1)
+               AND NOT EXISTS (SELECT 1 FROM agui_turns WHERE run_id = agui_runs.id)
+             LIMIT ?2",
+        )?;
+        stmt.query_map(params![before.to_rfc3339(), limit], |row| row.get(0))?
+            .collect::<Result<_, _>>()?
+    };
+    for id in &ids {
+        tx.execute("DELETE FROM agui_runs WHERE id = ?1", [id])?;
+    }
+    Ok(ids)
+}
