@@ -234,26 +234,33 @@ async fn answers_are_validated_against_the_format() {
 async fn wait_returns_as_soon_as_the_question_is_answered() {
     let (server, _dir) = start().await;
     let id = server.ask_confirm("ship it?").await;
-    let waiting = server
-        .request(
-            Method::GET,
-            &format!("/api/interactions/{id}/wait?timeout_s=30"),
-            Some(ASKER),
-        )
-        .send();
-    let started = Instant::now();
-    let answering = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        server.answer(&id, json!(true), None).await
-    };
-    let (waited, answered) = tokio::join!(waiting, answering);
-    assert_eq!(answered.0, StatusCode::OK);
-    let waited = waited.unwrap();
-    assert_eq!(waited.status(), StatusCode::OK);
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "wait did not wake on the answer"
+    let waiting = tokio::spawn(
+        server
+            .request(
+                Method::GET,
+                &format!("/api/interactions/{id}/wait?timeout_s=30"),
+                Some(ASKER),
+            )
+            .send(),
     );
+    // The answer lands while the wait is listening (observed, not guessed by a sleep)…
+    server.until_long_polls_waiting(1).await;
+    assert!(
+        !waiting.is_finished(),
+        "the wait returned before the answer"
+    );
+    let answered_at = Instant::now();
+    let answered = server.answer(&id, json!(true), None).await;
+    assert_eq!(answered.0, StatusCode::OK);
+    // …and wakes it: long before its 30 s timeout.
+    let waited = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("wait did not wake on the answer")
+        .unwrap()
+        .unwrap();
+    assert!(answered_at.elapsed() < Duration::from_secs(5));
+    assert_eq!(waited.status(), StatusCode::OK);
+    assert_eq!(server.server.long_polls_waiting(), 0);
     let body: Value = waited.json().await.unwrap();
     assert_eq!(body["status"], "answered");
     assert_eq!(body["answer"]["value"], true);
