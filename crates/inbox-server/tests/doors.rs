@@ -972,3 +972,43 @@ async fn a_resolved_question_is_pruned_after_the_retention() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     server.shutdown().await;
 }
+
+/// A path no door serves answers like every other refusal: `404` with the JSON error body,
+/// with or without a token, for any method; never an empty body or an HTML page.
+#[tokio::test]
+async fn an_unknown_path_is_a_json_404_in_the_error_shape() {
+    let (server, _dir) = start().await;
+    for (method, path, token) in [
+        (Method::GET, "/api/no-such-door", None),
+        (Method::GET, "/api/no-such-door", Some(REVIEWER)),
+        (Method::POST, "/api/interactions/ia_x/nope", Some(ASKER)),
+        (Method::DELETE, "/definitely/not/here", Some(ADMIN)),
+        (Method::GET, "/", None),
+    ] {
+        let resp = server
+            .request(method.clone(), path, token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{method} {path}");
+        assert_eq!(
+            resp.headers()["content-type"],
+            "application/json",
+            "{method} {path}"
+        );
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(
+            body["error"]["code"], "not_found",
+            "{method} {path}: {body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{method} {path}: {body}"
+        );
+        let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["error"], "{method} {path}: {body}");
+    }
+    server.shutdown().await;
+}
