@@ -29,6 +29,8 @@ struct Shared {
     /// graceful shutdown does not wait on them forever.
     stopping: watch::Sender<bool>,
     long_polls: LongPolls,
+    /// Rung when a run is queued on this worker, so the AG-UI driver need not wait its poll.
+    agui_wake: tokio::sync::Notify,
 }
 
 /// The tuning the doors read (the connection bounds live with the listener).
@@ -81,6 +83,7 @@ impl AppState {
                 validation: Arc::new(Validation::new()),
                 stopping,
                 long_polls: LongPolls::default(),
+                agui_wake: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -134,6 +137,16 @@ impl AppState {
     /// The long-polls listening on the live bus.
     pub(crate) fn long_polls(&self) -> &LongPolls {
         &self.inner.long_polls
+    }
+
+    /// Tell the AG-UI driver a turn was queued.
+    pub(crate) fn wake_agui(&self) {
+        self.inner.agui_wake.notify_one();
+    }
+
+    /// Resolves when [`AppState::wake_agui`] is rung.
+    pub(crate) async fn agui_woken(&self) {
+        self.inner.agui_wake.notified().await;
     }
 
     /// Ask open streams and long-polls to finish.
