@@ -12,10 +12,10 @@ source "$REPO_ROOT/scripts/env.sh"
 cd "$REPO_ROOT"
 
 if [ -z "${DISPLAY:-}" ]; then
-  exec xvfb-run -a -s "-screen 0 1400x900x24" "$0" "$@"
+  exec xvfb-run -a -s "-screen 0 1400x900x24" bash "$0" "$@"
 fi
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
-  exec dbus-run-session -- "$0" "$@"
+  exec dbus-run-session -- bash "$0" "$@"
 fi
 
 command -v tauri-driver >/dev/null || { echo "tauri-driver missing: run scripts/setup.sh" >&2; exit 1; }

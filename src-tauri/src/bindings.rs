@@ -40,7 +40,30 @@ pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
     export_one::<RemoteImagesArgs>(dir, &mut written)?;
     export_one::<NewAccount>(dir, &mut written)?;
     export_one::<CommandError>(dir, &mut written)?;
+    export_command_names(dir, &mut written)?;
     Ok(written)
+}
+
+/// `desktop/commandNames.ts`: the window's command list, so the UI's tests can hold the real and
+/// the fake backend to the names the app registers (`command_names.rs`).
+fn export_command_names(dir: &Path, written: &mut Vec<String>) -> Result<(), ts_rs::ExportError> {
+    let name = "desktop/commandNames.ts";
+    let list = crate::command_names::COMMANDS
+        .iter()
+        .map(|c| format!("  \"{c}\",\n"))
+        .collect::<String>();
+    let text = format!(
+        "// Generated from src-tauri/src/command_names.rs by \
+         `cargo run -p inbox-desktop --example export-ts-desktop`; do not edit.\n\n\
+         export const COMMAND_NAMES = [\n{list}] as const;\n"
+    );
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, text)?;
+    written.push(name.to_owned());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -25,8 +25,10 @@ export async function checkFormUnderCsp(browser, url) {
   const p = await context.newPage();
   const csp = await watchCsp(p);
   try {
-    const response = await p.goto(`${url}?fake&select=ia_release`);
-    check(/script-src 'self'/.test(response?.headers()["content-security-policy"] ?? ""), "the page was not served with the policy");
+    const errors = [];
+    p.on("pageerror", (e) => errors.push(`${e.name}: ${e.message}`));
+    const response = await p.goto(`${url}?select=ia_release`);
+    check(response?.headers()["content-security-policy"] === CONTENT_SECURITY_POLICY, "the page was not served with the app's policy");
     await p.waitForSelector("text=Step 1 of 2");
     const instances = p.getByRole("spinbutton", { name: /Instances/ });
 
@@ -59,6 +61,7 @@ export async function checkFormUnderCsp(browser, url) {
 
     const violations = await csp.violations();
     check(violations.length === 0, `the policy refused:\n  ${violations.join("\n  ")}`);
+    check(errors.length === 0, `page errors:\n  ${errors.join("\n  ")}`);
 
     // The watcher itself must see a refusal when there is one, or its silence above proves nothing.
     await p.addScriptTag({ content: "window.__inlineRan = true;" }).catch(() => {});
@@ -75,7 +78,7 @@ export async function checkFormUnderCsp(browser, url) {
   }
 }
 
-// `node scripts/formUnderCsp.mjs` runs this check alone over an existing dist/.
+// `node scripts/formUnderCsp.mjs` runs this check alone over an existing dist-demo/.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const server = await serveDist({ headers: { "content-security-policy": CONTENT_SECURITY_POLICY } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

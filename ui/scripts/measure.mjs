@@ -19,7 +19,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1360, height: 820 } });
   const page = await context.newPage();
   const t0 = Date.now();
-  await page.goto(`${server.url}?fake&items=${ITEMS}&view=all`);
+  await page.goto(`${server.url}?items=${ITEMS}&view=all`);
   await page.waitForSelector("[data-testid=question-list] [role=option]");
   const wall = Date.now() - t0;
   const rendered = await page.evaluate(() => performance.getEntriesByName("inbox-rendered")[0]?.startTime ?? null);

@@ -1,18 +1,28 @@
-// A tiny static server for ui/dist on a loopback port, for the screenshots and the measurement.
+// A tiny static server for a UI build on a loopback port, for the screenshots and the measurement.
 import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+const UI = fileURLToPath(new URL("../", import.meta.url));
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".json": "application/json" };
 
-// The policy the desktop app's window runs under, as tight as its tauri.conf.json: no inline or
-// eval'd script. The screenshots serve the app with it so a violation fails them.
-export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; img-src 'self' data: https:; style-src 'self' 'unsafe-inline'";
+// The policy the desktop app's window runs under, read from tauri.conf.json itself (never a copy
+// that could drift looser): the screenshots serve the app with it so a violation fails them.
+const TAURI_CONF = fileURLToPath(new URL("../../tauri.conf.json", import.meta.url));
+export const CONTENT_SECURITY_POLICY = JSON.parse(readFileSync(TAURI_CONF, "utf8")).app.security.csp;
+if (typeof CONTENT_SECURITY_POLICY !== "string" || !CONTENT_SECURITY_POLICY.includes("default-src")) {
+  throw new Error(`no app.security.csp in ${TAURI_CONF}`);
+}
 
-/** Serves ui/dist on 127.0.0.1:0; `headers` are added to every response (e.g. a CSP). */
-export async function serveDist({ headers = {} } = {}) {
+/**
+ * Serves a build of the UI on 127.0.0.1:0: `dir` is "dist-demo" (the fake backend, for the
+ * screenshots and the measurement; the default) or "dist" (the shipped build). `headers` are
+ * added to every response (e.g. the CSP).
+ */
+export async function serveDist({ dir = "dist-demo", headers = {} } = {}) {
+  const DIST = join(UI, dir, "/");
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
     const file = join(DIST, path === "/" ? "index.html" : path);

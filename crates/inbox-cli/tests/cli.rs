@@ -1,18 +1,25 @@
 //! The `inbox` binary end to end: a real `inbox serve` process on loopback, driven by the other
-//! subcommands exactly as a script would.
+//! subcommands exactly as a script would. Every wait on a child has a deadline: a hung command
+//! is killed and fails its test instead of hanging the run.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+/// The longest any one command of these tests may take.
+const COMMAND_DEADLINE: Duration = Duration::from_secs(30);
 
-/// A server process with its own data dir; killed on drop.
+/// A server process with its own data dir; killed on drop. Its log (stderr, at debug) goes to
+/// `log` for the tests that read what the server wrote.
 struct Server {
     child: Child,
     url: String,
     dir: tempfile::TempDir,
+    log: PathBuf,
 }
 
 impl Drop for Server {
@@ -20,6 +27,126 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A running `inbox` with its output read on threads, so that no read and no wait on it can
+/// block past a deadline; killed on drop.
+struct Proc {
+    child: Child,
+    what: String,
+    stderr_lines: mpsc::Receiver<String>,
+    stdout: Option<std::thread::JoinHandle<Vec<u8>>>,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> Proc {
+        let what = format!("{cmd:?}");
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+        let mut out = child.stdout.take().unwrap();
+        let stdout = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.read_to_end(&mut buf);
+            buf
+        });
+        let (lines, stderr_lines) = mpsc::channel();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = stderr.clone();
+        let mut reader = BufReader::new(child.stderr.take().unwrap());
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
+                kept.lock().unwrap().extend_from_slice(line.as_bytes());
+                let _ = lines.send(std::mem::take(&mut line));
+            }
+        });
+        Proc {
+            child,
+            what,
+            stderr_lines,
+            stdout: Some(stdout),
+            stderr,
+        }
+    }
+
+    /// The next line the child writes on stderr, within `within`.
+    fn stderr_line(&self, within: Duration) -> String {
+        match self.stderr_lines.recv_timeout(within) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("{}: no stderr line within {within:?}", self.what)
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("{}: stderr closed before the line", self.what)
+            }
+        }
+    }
+
+    /// Reads stderr lines until one contains `text`.
+    fn stderr_until(&self, text: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.stderr_line(left);
+            if line.contains(text) {
+                return line;
+            }
+        }
+    }
+
+    /// Waits for the child to exit within `within`; kills it and fails the test otherwise.
+    fn finish(mut self, within: Duration) -> Output {
+        let deadline = Instant::now() + within;
+        let status: ExitStatus = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "{} still running after {within:?}; killed. stderr so far:\n{}",
+                    self.what,
+                    String::from_utf8_lossy(&self.stderr.lock().unwrap())
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let stdout = self.stdout.take().unwrap().join().unwrap();
+        // stderr's reader ends with the pipe; give it a moment to take the last bytes.
+        let until = Instant::now() + Duration::from_secs(2);
+        while self
+            .stderr_lines
+            .recv_timeout(Duration::from_millis(50))
+            .is_ok()
+            && Instant::now() < until
+        {}
+        let stderr = self.stderr.lock().unwrap().clone();
+        Output {
+            status,
+            stdout,
+            stderr,
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if self.stdout.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Runs `cmd` to its end within [`COMMAND_DEADLINE`].
+fn output_of(cmd: Command) -> Output {
+    Proc::spawn(cmd).finish(COMMAND_DEADLINE)
 }
 
 fn free_port() -> u16 {
@@ -34,6 +161,7 @@ fn start_server() -> Server {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
+    let log = dir.path().join("serve.log");
     let child = Command::new(INBOX)
         .args([
             "serve",
@@ -43,11 +171,17 @@ fn start_server() -> Server {
         ])
         .arg(dir.path())
         .env_remove("INBOX_TOKENS")
+        .env("RUST_LOG", "debug")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("spawn inbox serve");
-    let server = Server { child, url, dir };
+    let server = Server {
+        child,
+        url,
+        dir,
+        log,
+    };
     let deadline = Instant::now() + Duration::from_secs(20);
     while !server.dir.path().join("tokens.json").exists()
         || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
@@ -68,7 +202,7 @@ fn inbox(server: &Server, args: &[&str]) -> Command {
 }
 
 fn run(server: &Server, args: &[&str]) -> Output {
-    inbox(server, args).output().expect("run inbox")
+    output_of(inbox(server, args))
 }
 
 fn stdout(out: &Output) -> String {
@@ -76,28 +210,19 @@ fn stdout(out: &Output) -> String {
 }
 
 /// Start a blocking `inbox ask` and return it with the id it printed on stderr.
-fn ask_in_background(server: &Server, args: &[&str]) -> (Child, String) {
-    let mut child = inbox(server, args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn inbox ask");
-    let stderr = child.stderr.take().unwrap();
-    let mut reader = BufReader::new(stderr);
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    // Keep draining: a closed pipe would make the child's later messages fail.
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+fn ask_in_background(server: &Server, args: &[&str]) -> (Proc, String) {
+    let asker = Proc::spawn(inbox(server, args));
+    let line = asker.stderr_until("ia_", Duration::from_secs(20));
     let id = line
         .split_whitespace()
         .find(|w| w.starts_with("ia_"))
         .unwrap_or_else(|| panic!("no id in `{line}`"))
         .to_owned();
-    (child, id)
+    (asker, id)
 }
 
-fn exit_code(child: Child) -> (i32, String) {
-    let out = child.wait_with_output().unwrap();
+fn exit_code(child: Proc) -> (i32, String) {
+    let out = child.finish(COMMAND_DEADLINE);
     (out.status.code().unwrap_or(-1), stdout(&out))
 }
 
@@ -242,7 +367,9 @@ fn demo_asks_one_question_of_every_format() {
 
 #[test]
 fn help_describes_every_command() {
-    let out = Command::new(INBOX).arg("--help").output().unwrap();
+    let mut help = Command::new(INBOX);
+    help.arg("--help");
+    let out = output_of(help);
     let text = stdout(&out);
     for cmd in [
         "serve", "ask", "list", "answer", "decline", "withdraw", "demo",
@@ -313,7 +440,7 @@ fn a_proxy_in_the_environment_never_sees_a_loopback_token() {
 
     let mut list = inbox(&server, &["list", "--json"]);
     proxy.set_on(&mut list);
-    let out = list.output().unwrap();
+    let out = output_of(list);
     assert!(
         out.status.success(),
         "{}",
@@ -323,21 +450,8 @@ fn a_proxy_in_the_environment_never_sees_a_loopback_token() {
     // The stream too: tail until one event arrives.
     let mut tail = inbox(&server, &["tail", "--count", "1"]);
     proxy.set_on(&mut tail);
-    let mut tail = tail
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(tail.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("stream: online") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "tail ended before it was online"
-        );
-    }
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let tail = Proc::spawn(tail);
+    tail.stderr_until("stream: online", Duration::from_secs(20));
     let asked = run(&server, &["ask", "Tail me?", "--no-wait"]);
     assert!(asked.status.success());
     let (code, printed) = exit_code(tail);
@@ -366,7 +480,7 @@ fn plain_http_to_another_machine_needs_the_flag_and_then_takes_the_proxy() {
             cmd.env("INBOX_ALLOW_INSECURE_HTTP", "1");
         }
         proxy.set_on(&mut cmd);
-        cmd.output().unwrap()
+        output_of(cmd)
     };
 
     let refused = list(&[], false);
@@ -457,4 +571,199 @@ fn an_async_ask_prints_its_park_and_exits_parked_then_park_wait_and_claim_resume
     );
     let other = run(&server, &["park", "claim", &park_id]);
     assert_eq!(other.status.code(), Some(1));
+}
+
+/// A plain `GET` over a fresh connection; the whole response as text.
+fn http_get(server: &Server, path: &str) -> String {
+    use std::io::Write;
+    let host = server.url.trim_start_matches("http://");
+    let mut socket = std::net::TcpStream::connect(host).unwrap();
+    socket.set_read_timeout(Some(COMMAND_DEADLINE)).unwrap();
+    write!(
+        socket,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    response
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(out)))
+}
+
+/// `inbox ask --no-wait` and the id of what it asked.
+fn ask_no_wait(server: &Server, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["ask"];
+    all.extend_from_slice(args);
+    all.push("--no-wait");
+    let out = run(server, &all);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+}
+
+#[test]
+fn show_reads_a_question_and_withdraw_cancels_it() {
+    let server = start_server();
+    let asked = ask_no_wait(&server, &["Rotate the keys?", "--format", "confirm"]);
+    let id = asked["id"].as_str().unwrap();
+
+    let shown = run(&server, &["show", id]);
+    assert_eq!(shown.status.code(), Some(0), "{shown:?}");
+    let shown = json_of(&shown);
+    assert_eq!(shown["id"], id);
+    assert_eq!(shown["status"], "pending");
+    assert_eq!(shown["prompt"], "Rotate the keys?");
+    let as_asker = run(&server, &["show", id, "--as-asker"]);
+    assert_eq!(json_of(&as_asker)["id"], id);
+
+    let withdrawn = run(&server, &["withdraw", id]);
+    assert_eq!(withdrawn.status.code(), Some(0), "{withdrawn:?}");
+    assert!(
+        String::from_utf8_lossy(&withdrawn.stderr).contains("is now cancelled"),
+        "{withdrawn:?}"
+    );
+    assert_eq!(json_of(&run(&server, &["show", id]))["status"], "cancelled");
+    // Withdrawing again is no error (it is cancelled either way); an answered one is refused.
+    assert_eq!(run(&server, &["withdraw", id]).status.code(), Some(0));
+    let answered = ask_no_wait(&server, &["Answered?", "--format", "confirm"]);
+    let answered = answered["id"].as_str().unwrap();
+    assert!(run(&server, &["answer", answered, "yes"]).status.success());
+    assert_eq!(run(&server, &["withdraw", answered]).status.code(), Some(1));
+    let missing = run(&server, &["show", "ia_00000000000000000000000000"]);
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_on_a_blocking_ask_withdraws_it_and_exits_12() {
+    let server = start_server();
+    let (asker, id) = ask_in_background(&server, &["ask", "Wait for me?", "--format", "confirm"]);
+    let pid = asker.child.id().to_string();
+    let signalled = output_of({
+        let mut kill = Command::new("kill");
+        kill.args(["-INT", &pid]);
+        kill
+    });
+    assert!(signalled.status.success(), "{signalled:?}");
+    let out = asker.finish(COMMAND_DEADLINE);
+    assert_eq!(
+        out.status.code(),
+        Some(12),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("interrupted: withdrew {id}")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Not left behind for a reviewer to answer into the void.
+    assert_eq!(
+        json_of(&run(&server, &["show", &id]))["status"],
+        "cancelled"
+    );
+}
+
+#[test]
+fn tail_prints_each_event_as_a_json_line_and_resumes_after_a_given_id() {
+    let server = start_server();
+    let tail = Proc::spawn(inbox(&server, &["tail", "--count", "2"]));
+    tail.stderr_until("stream: online", Duration::from_secs(20));
+    let asked = ask_no_wait(&server, &["Tail this?", "--format", "confirm"]);
+    let id = asked["id"].as_str().unwrap();
+    assert!(run(&server, &["answer", id, "yes"]).status.success());
+    let out = tail.finish(COMMAND_DEADLINE);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["event"], "add");
+    assert_eq!(lines[0]["data"]["id"], id);
+    assert_ne!(lines[1]["event"], "add", "{lines:?}");
+    assert_eq!(lines[1]["data"]["id"], id);
+    assert_eq!(lines[1]["data"]["status"], "answered", "{lines:?}");
+
+    // Resuming after the first event's id replays exactly the second.
+    let first = lines[0]["id"].as_str().unwrap();
+    let resumed = run(&server, &["tail", "--last-event-id", first, "--count", "1"]);
+    assert_eq!(resumed.status.code(), Some(0), "{resumed:?}");
+    let again: serde_json::Value = serde_json::from_str(stdout(&resumed).trim()).unwrap();
+    assert_eq!(again, lines[1]);
+}
+
+/// What the server wrote at debug level while a question went through every door that
+/// carries a secret: no token, no callback ticket, no answer or decline text.
+#[test]
+fn the_server_log_never_holds_a_token_a_ticket_or_an_answer() {
+    let server = start_server();
+    let answer = "answer-payload-5b1e9c";
+    let reason = "decline-reason-77d0aa";
+    let asked = ask_no_wait(&server, &["Say the word", "--format", "text"]);
+    let id = asked["id"].as_str().unwrap();
+    assert!(run(&server, &["answer", id, answer]).status.success());
+    let declined = ask_no_wait(&server, &["Drop it?", "--format", "confirm"]);
+    let declined = declined["id"].as_str().unwrap();
+    assert!(
+        run(&server, &["decline", declined, "--reason", reason])
+            .status
+            .success()
+    );
+
+    // An external question: its callback ticket is used on the page it links to.
+    let external = ask_no_wait(
+        &server,
+        &[
+            "Sign it?",
+            "--format",
+            "external",
+            "--link",
+            "https://sign.example.com/?cb={callback_url}",
+        ],
+    );
+    let external = external["id"].as_str().unwrap();
+    let shown = json_of(&run(&server, &["show", external]));
+    let link = shown["link"].as_str().expect("link");
+    let (_, ticket) = link
+        .split_once("/callback/")
+        .unwrap_or_else(|| panic!("no callback URL in {link}"));
+    let ticket = ticket.to_owned();
+    assert!(ticket.len() >= 16, "no ticket in {link}");
+    // The page the ticket opens, fetched as the person's browser would.
+    let page = http_get(&server, &format!("/api/interactions/callback/{ticket}"));
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+
+    let tokens: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(server.dir.path().join("tokens.json")).unwrap(),
+    )
+    .unwrap();
+    let secrets: Vec<String> = tokens
+        .iter()
+        .filter_map(|t| t["secret"].as_str().map(str::to_owned))
+        .collect();
+    assert!(!secrets.is_empty(), "no secrets in {tokens:?}");
+
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(
+        log.contains(id),
+        "the log is not the server's (or empty): {log}"
+    );
+    for secret in secrets
+        .iter()
+        .map(String::as_str)
+        .chain([answer, reason, ticket.as_str()])
+    {
+        assert!(
+            !log.contains(secret),
+            "the server log holds `{secret}`:\n{log}"
+        );
+    }
 }

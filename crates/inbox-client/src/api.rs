@@ -193,7 +193,9 @@ impl ApiClient {
         let resp = self
             .send(self.request(Method::DELETE, &item_path(id, "")))
             .await?;
-        decode(resp).await
+        // The door answers like answer and decline do: `{status, interaction}`.
+        let resolved: ResolveResponse = decode(resp).await?;
+        Ok(resolved.interaction)
     }
 
     /// Fetch a same-origin media reference (`/api/interactions/media/<id>`).

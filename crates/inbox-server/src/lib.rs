@@ -22,6 +22,7 @@ mod files;
 mod hosts;
 mod ids;
 mod listener;
+mod long_poll;
 mod public_doors;
 mod routes;
 mod server;

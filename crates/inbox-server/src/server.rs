@@ -73,6 +73,12 @@ impl RunningServer {
             .map(|t| t.secret.clone())
     }
 
+    /// How many long-polls (`…/wait`) are listening for their resolution right now. For
+    /// in-process observers (the tests wait on it rather than sleeping); no door serves it.
+    pub fn long_polls_waiting(&self) -> usize {
+        self.state.long_polls().count()
+    }
+
     /// Stop accepting, end open streams and long-polls, and wait for requests in flight.
     pub async fn shutdown(self) {
         let RunningServer {

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use crate::auth::Tokens;
 use crate::config::TokenSpec;
 use crate::hosts::AllowedHosts;
+use crate::long_poll::LongPolls;
 use crate::public_doors::PublicDoors;
 use crate::store::Store;
 use crate::validation::Validation;
@@ -27,6 +28,7 @@ struct Shared {
     /// Flips to `true` when the server stops, so open streams and long-polls end and the
     /// graceful shutdown does not wait on them forever.
     stopping: watch::Sender<bool>,
+    long_polls: LongPolls,
     /// Rung when a run is queued on this worker, so the AG-UI driver need not wait its poll.
     agui_wake: tokio::sync::Notify,
 }
@@ -80,6 +82,7 @@ impl AppState {
                 settings,
                 validation: Arc::new(Validation::new()),
                 stopping,
+                long_polls: LongPolls::default(),
                 agui_wake: tokio::sync::Notify::new(),
             }),
         }
@@ -129,6 +132,11 @@ impl AppState {
 
     pub fn keepalive(&self) -> Duration {
         self.inner.settings.keepalive
+    }
+
+    /// The long-polls listening on the live bus.
+    pub(crate) fn long_polls(&self) -> &LongPolls {
+        &self.inner.long_polls
     }
 
     /// Tell the AG-UI driver a turn was queued.

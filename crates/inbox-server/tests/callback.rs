@@ -861,3 +861,74 @@ async fn callback_params_are_opaque_text_never_reflected_into_a_page() {
     );
     server.shutdown().await;
 }
+
+/// The headers every callback page carries, for each page the door serves: the confirm page,
+/// the schema form and the page after a form's POST. No script, no framing, no cache, no
+/// referrer, no sniffing.
+#[tokio::test]
+async fn every_callback_page_forbids_script_framing_caching_and_referrers() {
+    let (server, _dir) = common::start().await;
+    let plain = ask_external(&server, json!({})).await;
+    let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    let form = ask_external(&server, json!({"schema": schema})).await;
+    let door = |ia: &Value| {
+        format!(
+            "/api/interactions/callback/{}",
+            ticket_of(ia["link"].as_str().unwrap())
+        )
+    };
+    let confirm = server
+        .request(Method::GET, &door(&plain), None)
+        .send()
+        .await
+        .unwrap();
+    let drawn = server
+        .request(Method::GET, &door(&form), None)
+        .send()
+        .await
+        .unwrap();
+    let posted = server
+        .request(Method::POST, &door(&form), None)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("ok=true")
+        .send()
+        .await
+        .unwrap();
+    for (page, resp) in [
+        ("confirm", confirm),
+        ("form", drawn),
+        ("after POST", posted),
+    ] {
+        assert_eq!(resp.status(), StatusCode::OK, "{page}");
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .unwrap_or_else(|| panic!("{page}: no {name}"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(header("content-type"), "text/html; charset=utf-8", "{page}");
+        let csp: Vec<String> = header("content-security-policy")
+            .split(';')
+            .map(|d| d.trim().to_owned())
+            .collect();
+        for directive in [
+            "default-src 'none'",
+            "frame-ancestors 'none'",
+            "form-action 'self'",
+            "base-uri 'none'",
+        ] {
+            assert!(csp.iter().any(|d| d == directive), "{page}: {csp:?}");
+        }
+        assert!(
+            !csp.iter().any(|d| d.starts_with("script-src")),
+            "{page}: a script source is allowed: {csp:?}"
+        );
+        assert_eq!(header("x-frame-options"), "DENY", "{page}");
+        assert_eq!(header("cache-control"), "no-store", "{page}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{page}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{page}");
+    }
+    server.shutdown().await;
+}

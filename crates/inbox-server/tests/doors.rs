@@ -234,26 +234,33 @@ async fn answers_are_validated_against_the_format() {
 async fn wait_returns_as_soon_as_the_question_is_answered() {
     let (server, _dir) = start().await;
     let id = server.ask_confirm("ship it?").await;
-    let waiting = server
-        .request(
-            Method::GET,
-            &format!("/api/interactions/{id}/wait?timeout_s=30"),
-            Some(ASKER),
-        )
-        .send();
-    let started = Instant::now();
-    let answering = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        server.answer(&id, json!(true), None).await
-    };
-    let (waited, answered) = tokio::join!(waiting, answering);
-    assert_eq!(answered.0, StatusCode::OK);
-    let waited = waited.unwrap();
-    assert_eq!(waited.status(), StatusCode::OK);
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "wait did not wake on the answer"
+    let waiting = tokio::spawn(
+        server
+            .request(
+                Method::GET,
+                &format!("/api/interactions/{id}/wait?timeout_s=30"),
+                Some(ASKER),
+            )
+            .send(),
     );
+    // The answer lands while the wait is listening (observed, not guessed by a sleep)…
+    server.until_long_polls_waiting(1).await;
+    assert!(
+        !waiting.is_finished(),
+        "the wait returned before the answer"
+    );
+    let answered_at = Instant::now();
+    let answered = server.answer(&id, json!(true), None).await;
+    assert_eq!(answered.0, StatusCode::OK);
+    // …and wakes it: long before its 30 s timeout.
+    let waited = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("wait did not wake on the answer")
+        .unwrap()
+        .unwrap();
+    assert!(answered_at.elapsed() < Duration::from_secs(5));
+    assert_eq!(waited.status(), StatusCode::OK);
+    assert_eq!(server.server.long_polls_waiting(), 0);
     let body: Value = waited.json().await.unwrap();
     assert_eq!(body["status"], "answered");
     assert_eq!(body["answer"]["value"], true);
@@ -963,5 +970,45 @@ async fn a_resolved_question_is_pruned_after_the_retention() {
         .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    server.shutdown().await;
+}
+
+/// A path no door serves answers like every other refusal: `404` with the JSON error body,
+/// with or without a token, for any method; never an empty body or an HTML page.
+#[tokio::test]
+async fn an_unknown_path_is_a_json_404_in_the_error_shape() {
+    let (server, _dir) = start().await;
+    for (method, path, token) in [
+        (Method::GET, "/api/no-such-door", None),
+        (Method::GET, "/api/no-such-door", Some(REVIEWER)),
+        (Method::POST, "/api/interactions/ia_x/nope", Some(ASKER)),
+        (Method::DELETE, "/definitely/not/here", Some(ADMIN)),
+        (Method::GET, "/", None),
+    ] {
+        let resp = server
+            .request(method.clone(), path, token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{method} {path}");
+        assert_eq!(
+            resp.headers()["content-type"],
+            "application/json",
+            "{method} {path}"
+        );
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(
+            body["error"]["code"], "not_found",
+            "{method} {path}: {body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{method} {path}: {body}"
+        );
+        let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["error"], "{method} {path}: {body}");
+    }
     server.shutdown().await;
 }

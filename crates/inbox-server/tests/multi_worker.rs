@@ -129,8 +129,12 @@ async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
             started.elapsed(),
         )
     });
-    // Let the long-poll settle into waiting before the answer arrives elsewhere.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The answer arrives elsewhere once the long-poll is listening (observed, not slept for).
+    w[1].until_long_polls_waiting(1).await;
+    assert!(
+        !waiting.is_finished(),
+        "the wait returned before the answer"
+    );
     let (status, _) = w[0].answer(&id, json!(true), Some("k1")).await;
     assert_eq!(status, StatusCode::OK);
     let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)
@@ -465,7 +469,11 @@ async fn workers_become_unready_while_redis_restarts_and_then_serve_again() {
         )
         .send();
     let waiting = tokio::spawn(async move { wait.await.unwrap().status() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    w[1].until_long_polls_waiting(1).await;
+    assert!(
+        !waiting.is_finished(),
+        "the wait returned before the answer"
+    );
     assert_eq!(w[0].answer(&id, json!(true), None).await.0, StatusCode::OK);
     assert_eq!(
         tokio::time::timeout(Duration::from_secs(10), waiting)
@@ -519,7 +527,11 @@ async fn the_last_answer_on_one_worker_wakes_a_park_wait_on_another() {
             started.elapsed(),
         )
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    w[1].until_long_polls_waiting(1).await;
+    assert!(
+        !waiting.is_finished(),
+        "the park wait returned before the last answer"
+    );
     let (status, _) = w[0].answer(&questions[1], json!(false), None).await;
     assert_eq!(status, StatusCode::OK);
     let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)

@@ -17,6 +17,9 @@ export type FakeOptions = {
   doNotDisturb?: boolean;
 };
 
+/** Set on the page by the demo build, and searched for in the shipped bundle (must be absent). */
+export const FAKE_BACKEND_MARK = "inbox-fake-backend:development-and-tests-only";
+
 export type FakeCall = { command: string; args: unknown };
 
 /**

@@ -96,14 +96,18 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
         print_json(&inbox_protocol::ParkResponse { park })?;
         return Ok(exit::PARKED);
     }
-    eprintln!("asked {} — waiting for an answer", interaction.id);
     if args.no_wait || interaction.mode == Mode::Async {
+        eprintln!("asked {}", interaction.id);
         print_json(&interaction)?;
         return Ok(exit::ANSWERED);
     }
+    // Listen for Ctrl-C before saying the question exists: an interrupt right after the line
+    // must withdraw it, not kill the process with the question left behind.
+    let interrupted = interrupt_listener()?;
+    eprintln!("asked {} — waiting for an answer", interaction.id);
     tokio::select! {
         resolved = wait_until_resolved(&client, &interaction.id) => report(resolved?, args.full),
-        _ = tokio::signal::ctrl_c() => {
+        () = interrupted => {
             // Do not leave a question behind that nobody is waiting for.
             match client.withdraw(&interaction.id).await {
                 Ok(_) => eprintln!("interrupted: withdrew {}", interaction.id),
@@ -112,6 +116,24 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
             Ok(exit::CANCELLED)
         }
     }
+}
+
+/// Resolves on the first Ctrl-C; the handler is installed when this returns, not when the
+/// future is first polled (as with `tokio::signal::ctrl_c`).
+#[cfg(unix)]
+fn interrupt_listener() -> anyhow::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("listening for Ctrl-C")?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+#[cfg(not(unix))]
+fn interrupt_listener() -> anyhow::Result<impl Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 async fn wait_until_resolved(client: &ApiClient, id: &str) -> anyhow::Result<Interaction> {

@@ -18,16 +18,18 @@ use crate::state::AppState;
 /// `timeout_s` when absent.
 const WAIT_DEFAULT_SECONDS: u64 = 30;
 
-/// The `timeout_s` query parameter of a long-poll (this door's and the park's).
-pub(super) fn timeout_param(
+/// How long a long-poll (this door's and the park's) waits: its `timeout_s` query parameter,
+/// served as at most `WAIT_MAX_SECONDS`.
+pub(super) fn wait_timeout(
     params: &std::collections::HashMap<String, String>,
-) -> Result<u64, ApiError> {
-    match params.get("timeout_s") {
-        None => Ok(WAIT_DEFAULT_SECONDS),
+) -> Result<Duration, ApiError> {
+    let seconds = match params.get("timeout_s") {
+        None => WAIT_DEFAULT_SECONDS,
         Some(s) => s.parse::<u64>().map_err(|_| {
             ApiError::invalid_query("timeout_s", "timeout_s is a whole number of seconds")
-        }),
-    }
+        })?,
+    };
+    Ok(Duration::from_secs(seconds.min(WAIT_MAX_SECONDS)))
 }
 
 pub async fn wait(
@@ -36,7 +38,7 @@ pub async fn wait(
     PathId(id): PathId,
     QueryParams(params): QueryParams,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    let timeout_s = timeout_param(&params)?.min(WAIT_MAX_SECONDS);
+    let timeout = wait_timeout(&params)?;
     // Subscribe before reading, so a resolution between the read and the wait still wakes us.
     let mut live = state.store().subscribe();
     let mut ia = state
@@ -47,10 +49,11 @@ pub async fn wait(
     if !principal.is_asker_of(&ia) {
         return Err(ApiError::not_found());
     }
-    let deadline = tokio::time::sleep(Duration::from_secs(timeout_s));
+    let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let stopping = state.stopping();
     tokio::pin!(stopping);
+    let _waiting = ia.is_pending().then(|| state.long_polls().enter());
     while ia.is_pending() {
         let recheck = tokio::select! {
             received = live.recv() => match received {
@@ -80,4 +83,33 @@ pub async fn wait(
         StatusCode::OK
     };
     Ok((status, Json(ia)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn timeout_of(value: Option<&str>) -> Result<Duration, ApiError> {
+        let params: HashMap<String, String> = value
+            .map(|v| ("timeout_s".to_owned(), v.to_owned()))
+            .into_iter()
+            .collect();
+        wait_timeout(&params)
+    }
+
+    #[test]
+    fn timeout_s_is_clamped_to_the_cap_and_defaults_when_absent() {
+        assert_eq!(timeout_of(None).unwrap(), Duration::from_secs(30));
+        assert_eq!(timeout_of(Some("0")).unwrap(), Duration::ZERO);
+        assert_eq!(timeout_of(Some("7")).unwrap(), Duration::from_secs(7));
+        let cap = Duration::from_secs(WAIT_MAX_SECONDS);
+        assert_eq!(timeout_of(Some("60")).unwrap(), cap);
+        assert_eq!(timeout_of(Some("61")).unwrap(), cap);
+        assert_eq!(timeout_of(Some(&u64::MAX.to_string())).unwrap(), cap);
+        for bad in ["-1", "1.5", "", "18446744073709551616", "ten"] {
+            assert!(timeout_of(Some(bad)).is_err(), "{bad:?} accepted");
+        }
+    }
 }

@@ -117,8 +117,26 @@ impl TestServer {
         (status, resp.json().await.unwrap_or(Value::Null))
     }
 
+    /// Stops the server; a shutdown still running after 20 s (the server's own grace is 10 s)
+    /// fails the test instead of hanging it.
     pub async fn shutdown(self) {
-        self.server.shutdown().await;
+        tokio::time::timeout(Duration::from_secs(20), self.server.shutdown())
+            .await
+            .expect("the server shut down within 20 s");
+    }
+
+    /// Returns once `n` long-polls are listening on this server for their resolution: the
+    /// readiness a test needs before it resolves a question "while the wait is waiting".
+    pub async fn until_long_polls_waiting(&self, n: usize) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while self.server.long_polls_waiting() < n {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{n} long-poll(s) never started waiting (now {})",
+                self.server.long_polls_waiting()
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 }
 

@@ -2,19 +2,16 @@
 //! `parked`, `202` while questions remain. Wakes on the events of the park's own questions
 //! (which every Redis worker hears) and on this worker's park transitions.
 
-use std::time::Duration;
-
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use inbox_protocol::ParkResponse;
-use inbox_protocol::caps::WAIT_MAX_SECONDS;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::own_park;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::routes::wait::timeout_param;
+use crate::routes::wait::wait_timeout;
 use crate::routes::{PathId, QueryParams};
 use crate::state::AppState;
 
@@ -24,15 +21,16 @@ pub async fn wait(
     PathId(id): PathId,
     QueryParams(params): QueryParams,
 ) -> Result<(StatusCode, Json<ParkResponse>), ApiError> {
-    let timeout_s = timeout_param(&params)?.min(WAIT_MAX_SECONDS);
+    let timeout = wait_timeout(&params)?;
     // Subscribe before reading, so a resolution between the read and the wait still wakes us.
     let mut events = state.store().subscribe();
     let mut parks = state.store().subscribe_parks();
     let mut park = own_park(&state, &principal, &id).await?;
-    let deadline = tokio::time::sleep(Duration::from_secs(timeout_s));
+    let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let stopping = state.stopping();
     tokio::pin!(stopping);
+    let _waiting = (!park.is_resolved()).then(|| state.long_polls().enter());
     while !park.is_resolved() {
         let recheck = tokio::select! {
             received = events.recv() => match received {
