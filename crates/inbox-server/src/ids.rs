@@ -34,6 +34,16 @@ pub fn park_id() -> String {
     format!("pk_{}", random_base32(16))
 }
 
+/// `nt_` + 128 random bits.
+pub fn notification_id() -> String {
+    format!("nt_{}", random_base32(16))
+}
+
+/// `sb_` + 128 random bits.
+pub fn submission_id() -> String {
+    format!("sb_{}", random_base32(16))
+}
+
 /// 128 random bits naming one dispatcher's lease on one delivery.
 pub fn lease_token() -> String {
     format!("ls_{}", random_base32(16))

@@ -5,6 +5,8 @@
 //! The Redis half needs `INBOX_TEST_REDIS_URL` (see `redis_env`); each test uses its own key
 //! prefix, so the whole suite runs in parallel on one Redis.
 
+#[path = "conformance/notifications.rs"]
+mod notifications;
 #[path = "conformance/parks.rs"]
 mod parks;
 mod redis_env;
@@ -1096,6 +1098,11 @@ macro_rules! conformance {
     };
 }
 
+use notifications::{
+    a_notification_create_replays_by_key, dismissed_notifications_are_pruned_with_what_they_kept,
+    notifications_are_stored_listed_and_announced, read_and_dismiss_are_set_once,
+    submissions_are_ordered_capped_and_replayed, the_outstanding_limit_holds_per_asker,
+};
 use parks::{
     a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
     a_webhook_resume_is_leased_to_one_dispatcher, concurrent_claims_have_one_winner,
@@ -1155,6 +1162,12 @@ async fn redis_two_workers_resolve_a_park_once() {
 }
 
 conformance! {
+    notifications_are_stored_listed_and_announced => 1000,
+    read_and_dismiss_are_set_once => 1000,
+    submissions_are_ordered_capped_and_replayed => 1000,
+    the_outstanding_limit_holds_per_asker => 1000,
+    a_notification_create_replays_by_key => 1000,
+    dismissed_notifications_are_pruned_with_what_they_kept => 1000,
     a_park_resolves_once_in_every_order => 1000,
     a_park_is_stored_whole_or_not_at_all => 1000,
     concurrent_claims_have_one_winner => 1000,
