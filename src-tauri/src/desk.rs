@@ -452,7 +452,8 @@ fn unique_id(url: &url::Url, taken: &HashSet<String>) -> String {
         .expect("a free id")
 }
 
-/// `--demo`: ask one question of every format as the local asker, in the background.
+/// `--demo`: ask one question of every format and send the demo notifications (one with a
+/// form) as the local asker, in the background.
 fn ask_demo_questions(base_url: &str, asker: Token) {
     let api = match ApiClient::new(base_url, asker) {
         Ok(api) => api,
@@ -465,6 +466,11 @@ fn ask_demo_questions(base_url: &str, asker: Token) {
         for question in inbox_client::demo::demo_questions() {
             if let Err(e) = api.ask(&question).await {
                 tracing::warn!(error = %e, "a demo question was refused");
+            }
+        }
+        for notification in inbox_client::demo::demo_notifications() {
+            if let Err(e) = api.notify(&notification, None).await {
+                tracing::warn!(error = %e, "a demo notification was refused");
             }
         }
     });
