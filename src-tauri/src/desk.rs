@@ -151,8 +151,10 @@ impl Desk {
         let mut cards = Vec::new();
         let mut connections = BTreeMap::new();
         let mut counts = BTreeMap::new();
+        let mut notifications = BTreeMap::new();
         for snapshot in snapshots {
             cards.extend(snapshot.cards);
+            notifications.insert(snapshot.account.clone(), snapshot.notifications);
             connections.insert(snapshot.account.clone(), snapshot.status);
             counts.insert(snapshot.account, snapshot.counts);
         }
@@ -161,6 +163,7 @@ impl Desk {
             cards,
             connections,
             counts,
+            notifications,
             local_hint: self.local_hint.clone(),
             do_not_disturb: self.presence.do_not_disturb(),
         }
