@@ -25,6 +25,9 @@ pub fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     crate::NotificationPage::export_all_to(dir)?;
     crate::SubmitRequest::export_all_to(dir)?;
     crate::SubmissionList::export_all_to(dir)?;
+    crate::AguiRunRequest::export_all_to(dir)?;
+    crate::AguiRunResponse::export_all_to(dir)?;
+    crate::AguiQuestion::export_all_to(dir)?;
     Ok(())
 }
 
