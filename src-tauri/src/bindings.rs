@@ -11,6 +11,7 @@ use ts_rs::TS;
 use crate::command_error::CommandError;
 use crate::views::{
     AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
+    SubmitArgs,
 };
 
 fn export_one<T: TS + 'static>(
@@ -37,6 +38,7 @@ pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
     export_one::<OpenRequest>(dir, &mut written)?;
     export_one::<AnswerArgs>(dir, &mut written)?;
     export_one::<DeclineArgs>(dir, &mut written)?;
+    export_one::<SubmitArgs>(dir, &mut written)?;
     export_one::<RemoteImagesArgs>(dir, &mut written)?;
     export_one::<NewAccount>(dir, &mut written)?;
     export_one::<CommandError>(dir, &mut written)?;

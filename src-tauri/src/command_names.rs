@@ -14,4 +14,7 @@ pub const COMMANDS: &[&str] = &[
     "set_do_not_disturb",
     "add_account",
     "remove_account",
+    "open_notification",
+    "dismiss_notification",
+    "submit_notification",
 ];

@@ -8,7 +8,9 @@ use tauri_plugin_opener::OpenerExt;
 
 use crate::command_error::CommandError;
 use crate::desk::Desk;
-use crate::views::{AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, RemoteImagesArgs};
+use crate::views::{
+    AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, RemoteImagesArgs, SubmitArgs,
+};
 
 type Reply<T> = Result<T, CommandError>;
 
@@ -116,4 +118,33 @@ pub async fn add_account(
 #[tauri::command]
 pub async fn remove_account(desk: State<'_, Desk>, account: String) -> Reply<()> {
     desk.remove_account(&account).await
+}
+
+/// The reviewer opened a notification: read everywhere.
+#[tauri::command]
+pub async fn open_notification(desk: State<'_, Desk>, account: String, id: String) -> Reply<()> {
+    Ok(desk.engine.open_notification(&account, &id).await?)
+}
+
+/// The reviewer dismissed a notification: gone from every window.
+#[tauri::command]
+pub async fn dismiss_notification(desk: State<'_, Desk>, account: String, id: String) -> Reply<()> {
+    tracing::info!(%account, %id, "dismiss notification");
+    Ok(desk.engine.dismiss_notification(&account, &id).await?)
+}
+
+/// Submit a notification's form; a value the schema refuses comes back naming the field.
+#[tauri::command]
+pub async fn submit_notification(
+    desk: State<'_, Desk>,
+    account: String,
+    id: String,
+    value: Value,
+) -> Reply<inbox_protocol::Submission> {
+    let args = SubmitArgs { account, id, value };
+    tracing::info!(account = %args.account, id = %args.id, "submit notification");
+    Ok(desk
+        .engine
+        .submit_notification(&args.account, &args.id, args.value)
+        .await?)
 }

@@ -151,8 +151,10 @@ impl Desk {
         let mut cards = Vec::new();
         let mut connections = BTreeMap::new();
         let mut counts = BTreeMap::new();
+        let mut notifications = BTreeMap::new();
         for snapshot in snapshots {
             cards.extend(snapshot.cards);
+            notifications.insert(snapshot.account.clone(), snapshot.notifications);
             connections.insert(snapshot.account.clone(), snapshot.status);
             counts.insert(snapshot.account, snapshot.counts);
         }
@@ -161,6 +163,7 @@ impl Desk {
             cards,
             connections,
             counts,
+            notifications,
             local_hint: self.local_hint.clone(),
             do_not_disturb: self.presence.do_not_disturb(),
         }
@@ -452,7 +455,8 @@ fn unique_id(url: &url::Url, taken: &HashSet<String>) -> String {
         .expect("a free id")
 }
 
-/// `--demo`: ask one question of every format as the local asker, in the background.
+/// `--demo`: ask one question of every format and send the demo notifications (one with a
+/// form) as the local asker, in the background.
 fn ask_demo_questions(base_url: &str, asker: Token) {
     let api = match ApiClient::new(base_url, asker) {
         Ok(api) => api,
@@ -465,6 +469,11 @@ fn ask_demo_questions(base_url: &str, asker: Token) {
         for question in inbox_client::demo::demo_questions() {
             if let Err(e) = api.ask(&question).await {
                 tracing::warn!(error = %e, "a demo question was refused");
+            }
+        }
+        for notification in inbox_client::demo::demo_notifications() {
+            if let Err(e) = api.notify(&notification, None).await {
+                tracing::warn!(error = %e, "a demo notification was refused");
             }
         }
     });

@@ -63,6 +63,9 @@ pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
             commands::set_do_not_disturb,
             commands::add_account,
             commands::remove_account,
+            commands::open_notification,
+            commands::dismiss_notification,
+            commands::submit_notification,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| {
@@ -123,6 +126,7 @@ fn setup(app: &AppHandle<Wry>, options: &LaunchOptions) -> anyhow::Result<()> {
                             removed: Vec::new(),
                             status: Some(snapshot.status),
                             counts: snapshot.counts,
+                            notifications: Some(snapshot.notifications),
                         };
                         forward.state::<Desk>().note_counts(&batch);
                         let _ = forward.emit(CHANGES_EVENT, &batch);

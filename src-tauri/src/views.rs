@@ -35,6 +35,8 @@ pub struct InboxSnapshot {
     pub cards: Vec<Card>,
     pub connections: BTreeMap<String, ConnectionStatus>,
     pub counts: BTreeMap<String, Counts>,
+    /// Every account's outstanding notifications, newest first.
+    pub notifications: BTreeMap<String, Vec<inbox_protocol::Notification>>,
     /// The `inbox ask …` command line for the empty state (local mode only). It names the
     /// tokens file that holds the asker token; it never contains a token itself.
     pub local_hint: Option<String>,
@@ -60,6 +62,16 @@ pub struct AnswerArgs {
     pub value: Value,
     #[ts(optional, type = "Record<string, unknown>")]
     pub params: Option<Map<String, Value>>,
+}
+
+/// `submit_notification` arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct SubmitArgs {
+    pub account: String,
+    pub id: String,
+    #[ts(type = "unknown")]
+    pub value: Value,
 }
 
 /// `decline_interaction` arguments.

@@ -372,7 +372,7 @@ fn help_describes_every_command() {
     let out = output_of(help);
     let text = stdout(&out);
     for cmd in [
-        "serve", "ask", "list", "answer", "decline", "withdraw", "demo",
+        "serve", "ask", "list", "answer", "decline", "withdraw", "demo", "notify",
     ] {
         assert!(text.contains(cmd), "--help lists `{cmd}`");
     }
@@ -766,4 +766,67 @@ fn the_server_log_never_holds_a_token_a_ticket_or_an_answer() {
             "the server log holds `{secret}`:\n{log}"
         );
     }
+}
+
+/// `inbox notify` returns at once (nobody is asked to answer), printing the id; a reviewer's
+/// submission is read back with `inbox notify submissions`, and one the schema refuses names
+/// the field and stores nothing.
+#[test]
+fn notify_returns_at_once_and_its_submissions_are_read_back() {
+    let server = start_server();
+    let schema = server.dir.path().join("rating.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"rating": {"type": "integer", "maximum": 5}},
+            "required": ["rating"]}"#,
+    )
+    .unwrap();
+    let started = Instant::now();
+    let sent = run(
+        &server,
+        &[
+            "notify",
+            "Rate the deploy",
+            "--body",
+            "whenever you like",
+            "--schema",
+            schema.to_str().unwrap(),
+            "--data",
+            r#"{"rating": 4}"#,
+        ],
+    );
+    let took = started.elapsed();
+    assert!(sent.status.success(), "{sent:?}");
+    assert!(
+        took < Duration::from_secs(5),
+        "returned at once, took {took:?}"
+    );
+    let id = stdout(&sent).trim().to_owned();
+    assert!(id.starts_with("nt_"), "prints the id: {id:?}");
+
+    let empty = run(&server, &["notify", "submissions", &id]);
+    assert!(empty.status.success(), "{empty:?}");
+    assert_eq!(stdout(&empty), "");
+
+    let refused = run(&server, &["notify", "submit", &id, r#"{"rating": 9}"#]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("rating"),
+        "{refused:?}"
+    );
+    let submitted = run(&server, &["notify", "submit", &id, r#"{"rating": 5}"#]);
+    assert!(submitted.status.success(), "{submitted:?}");
+
+    let read = run(&server, &["notify", "submissions", &id]);
+    let lines: Vec<serde_json::Value> = stdout(&read)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "only the valid one was stored");
+    assert_eq!(lines[0]["value"], serde_json::json!({"rating": 5}));
+    assert_eq!(lines[0]["ordinal"], 1);
+
+    let blank = run(&server, &["notify", " "]);
+    assert_eq!(blank.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&blank.stderr).contains("prompt"));
 }

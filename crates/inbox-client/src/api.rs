@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use inbox_protocol::{
-    AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage, Park,
-    ParkRequest, ParkResponse, ResolveResponse, StatusFilter, paths,
+    AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage,
+    Notification, NotificationPage, NotificationRequest, Park, ParkRequest, ParkResponse,
+    ResolveResponse, StatusFilter, Submission, SubmissionList, SubmitRequest, paths,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
@@ -306,6 +307,85 @@ impl ApiClient {
         let resp = self.send(req).await?;
         Ok(decode::<ParkResponse>(resp).await?.park)
     }
+}
+
+/// The notification doors (`/api/notifications`).
+impl ApiClient {
+    /// `POST /api/notifications` — returns at once with the stored notification. With a key,
+    /// a retry of the same request returns the same notification.
+    pub async fn notify(
+        &self,
+        req: &NotificationRequest,
+        idempotency_key: Option<&str>,
+    ) -> Result<Notification, ClientError> {
+        let mut builder = self.request(Method::POST, paths::NOTIFICATIONS).json(req);
+        if let Some(key) = idempotency_key {
+            builder = builder.header(paths::IDEMPOTENCY_KEY, key);
+        }
+        decode(self.send(builder).await?).await
+    }
+
+    /// `GET /api/notifications` — one page of the outstanding notifications (reviewer).
+    pub async fn list_notifications(
+        &self,
+        limit: Option<usize>,
+        cursor: Option<&str>,
+    ) -> Result<NotificationPage, ClientError> {
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(limit) = limit {
+            query.push(("limit", limit.to_string()));
+        }
+        if let Some(cursor) = cursor {
+            query.push(("cursor", cursor.to_owned()));
+        }
+        let req = self
+            .request(Method::GET, paths::NOTIFICATIONS)
+            .query(&query);
+        decode(self.send(req).await?).await
+    }
+
+    /// `GET /api/notifications/{id}`.
+    pub async fn get_notification(&self, id: &str) -> Result<Notification, ClientError> {
+        let req = self.request(Method::GET, &notification_path(id, ""));
+        decode(self.send(req).await?).await
+    }
+
+    /// `POST /api/notifications/{id}/read` (reviewer).
+    pub async fn mark_notification_read(&self, id: &str) -> Result<Notification, ClientError> {
+        let req = self.request(Method::POST, &notification_path(id, "/read"));
+        decode(self.send(req).await?).await
+    }
+
+    /// `POST /api/notifications/{id}/dismiss` (reviewer).
+    pub async fn dismiss_notification(&self, id: &str) -> Result<Notification, ClientError> {
+        let req = self.request(Method::POST, &notification_path(id, "/dismiss"));
+        decode(self.send(req).await?).await
+    }
+
+    /// `POST /api/notifications/{id}/submit` (reviewer), with a key the caller keeps for retries.
+    pub async fn submit_notification(
+        &self,
+        id: &str,
+        submit: &SubmitRequest,
+        idempotency_key: &str,
+    ) -> Result<Submission, ClientError> {
+        let req = self
+            .request(Method::POST, &notification_path(id, "/submit"))
+            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
+            .json(submit);
+        decode(self.send(req).await?).await
+    }
+
+    /// `GET /api/notifications/{id}/submissions` (its asker), oldest first.
+    pub async fn submissions(&self, id: &str) -> Result<Vec<Submission>, ClientError> {
+        let req = self.request(Method::GET, &notification_path(id, "/submissions"));
+        Ok(decode::<SubmissionList>(self.send(req).await?).await?.items)
+    }
+}
+
+fn notification_path(id: &str, suffix: &str) -> String {
+    let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    format!("{}/{escaped}{suffix}", paths::NOTIFICATIONS)
 }
 
 fn park_path(id: &str, suffix: &str) -> String {

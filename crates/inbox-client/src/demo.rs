@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use inbox_protocol::{
     AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, MediaItem, MediaKind,
+    NotificationRequest,
 };
 use serde_json::{Map, Value, json};
 
@@ -150,4 +151,34 @@ pub fn demo_questions() -> Vec<AskRequest> {
     confirm_short.timeout_s = Some(300);
 
     vec![external, form, text, select, confirm_short, confirm]
+}
+
+/// The demo notifications: a plain one, and one offering a form (a submission is welcome
+/// whenever it comes; nothing waits for it).
+pub fn demo_notifications() -> Vec<NotificationRequest> {
+    let plain = NotificationRequest {
+        prompt: "Nightly backup finished".into(),
+        body: Some("All 14 databases were backed up in 6 minutes. Nothing to do.".into()),
+        metadata: metadata(&[("run_id", "backup-2211")]),
+        ..NotificationRequest::default()
+    };
+    let form = NotificationRequest {
+        prompt: "How did the build 41 rollout go?".into(),
+        body: Some("Tell us whenever you have a minute; the pipeline does not wait for it.".into()),
+        schema: Some(json!({
+            "type": "object",
+            "required": ["rating"],
+            "properties": {
+                "rating": {"type": "integer", "title": "Rating (1-5)", "minimum": 1, "maximum": 5},
+                "comment": {"type": "string", "title": "Comment"}
+            }
+        })),
+        data: Some(FormData {
+            values: [("rating".to_owned(), json!(4))].into_iter().collect(),
+            ..FormData::default()
+        }),
+        metadata: metadata(&[("run_id", "run-8790")]),
+        ..NotificationRequest::default()
+    };
+    vec![plain, form]
 }

@@ -40,6 +40,14 @@ impl ClientError {
         }
     }
 
+    /// The field the server named, when it refused the request over one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ClientError::Api { body, .. } => body.error.field.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The HTTP status, when the server answered at all.
     pub fn status(&self) -> Option<u16> {
         match self {

@@ -568,3 +568,106 @@ async fn the_tail_subscription_resumes_after_cuts_with_no_gap_and_no_duplicate()
     );
     server.stop().await;
 }
+
+/// Polls the engine's snapshot until `pred` holds for its notifications (or fails after 10 s).
+async fn wait_board(
+    engine: &inbox_client::Engine,
+    what: &str,
+    pred: impl Fn(&[inbox_protocol::Notification]) -> bool,
+) -> Vec<inbox_protocol::Notification> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let board = engine.snapshot_of("work").await.unwrap().notifications;
+        if pred(&board) {
+            return board;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what}: {board:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Notifications reach the engine from the list (sent before it started) and live; opening
+/// marks them read at the server, a submission reaches the asker's submissions door (a bad one
+/// is refused naming the field), and dismissing clears it everywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
+    let server = TestServer::start().await;
+    let bot = server.api(BOT);
+    let demo = inbox_client::demo::demo_notifications();
+    let before = bot.notify(&demo[0], None).await.unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let engine = engine(state.path());
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    wait_board(&engine, "the listed one", |b| {
+        b.iter().any(|n| n.id == before.id)
+    })
+    .await;
+    let form = bot.notify(&demo[1], None).await.unwrap();
+    let board = wait_board(&engine, "the live one", |b| b.len() == 2).await;
+    assert_eq!(board[0].id, form.id, "newest first");
+    assert_eq!(
+        engine
+            .snapshot_of("work")
+            .await
+            .unwrap()
+            .counts
+            .notifications_unread,
+        2
+    );
+    assert_eq!(engine.snapshot_of("work").await.unwrap().counts.pending, 0);
+
+    engine.open_notification("work", &form.id).await.unwrap();
+    let alice = server.api(ALICE);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while alice
+        .get_notification(&form.id)
+        .await
+        .unwrap()
+        .read_at
+        .is_none()
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "read reached the server"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let refused = engine
+        .submit_notification("work", &form.id, json!({"rating": 0}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "invalid_answer");
+    assert_eq!(refused.field(), Some("rating"));
+    let submission = engine
+        .submit_notification("work", &form.id, json!({"rating": 5, "comment": "smooth"}))
+        .await
+        .unwrap();
+    assert_eq!(submission.ordinal, 1);
+    assert_eq!(bot.submissions(&form.id).await.unwrap(), vec![submission]);
+    wait_board(&engine, "the count", |b| {
+        b.iter().any(|n| n.id == form.id && n.submissions == 1)
+    })
+    .await;
+
+    engine.dismiss_notification("work", &form.id).await.unwrap();
+    wait_board(&engine, "dismissed here", |b| b.len() == 1).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while alice
+        .get_notification(&form.id)
+        .await
+        .unwrap()
+        .dismissed_at
+        .is_none()
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "dismissal reached the server"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    engine.shutdown().await;
+}

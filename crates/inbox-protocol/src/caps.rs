@@ -80,6 +80,14 @@ pub const CALLBACK_BODY_MAX_BYTES: usize = 64 * 1024;
 pub const VERIFIER_SECRET_MAX_BYTES: usize = 1_024;
 /// Questions in one park (`POST /api/parks`, `asks`).
 pub const PARK_MAX_ASKS: usize = 50;
+/// Characters in a notification's `body` text.
+pub const NOTIFICATION_BODY_MAX_CHARS: usize = 32_000;
+/// Notifications one asker may have outstanding (not dismissed) at once
+/// (`429 too_many_pending` past it).
+pub const NOTIFICATIONS_PER_ASKER_MAX: usize = 1_000;
+/// Submissions one notification accepts in all (`429 too_many_submissions` past it), so one
+/// form cannot fill the store.
+pub const SUBMISSIONS_PER_NOTIFICATION_MAX: usize = 100;
 /// Characters of a webhook continuation's `url`.
 pub const WEBHOOK_URL_MAX_CHARS: usize = 2_048;
 

@@ -49,6 +49,10 @@ pub enum ErrorCode {
     /// The asker already has `PENDING_PER_ASKER_MAX` questions pending; one must be resolved
     /// or withdrawn first.
     TooManyPending,
+    /// The notification already holds `SUBMISSIONS_PER_NOTIFICATION_MAX` submissions.
+    TooManySubmissions,
+    /// The notification offers no form (it has no `schema`), so there is nothing to submit.
+    NoForm,
     /// A park question's `expiry_at` lies beyond the server's park retention horizon.
     BeyondRetention,
     /// The park's resume was already taken by an earlier claim.
@@ -89,11 +93,12 @@ impl ErrorCode {
             | ErrorCode::NotResolved
             | ErrorCode::NotClaimable
             | ErrorCode::NotFailed
+            | ErrorCode::NoForm
             | ErrorCode::AnsweredExternally => 409,
             ErrorCode::RequestTimeout => 408,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::HostNotAllowed => 421,
-            ErrorCode::TooManyPending => 429,
+            ErrorCode::TooManyPending | ErrorCode::TooManySubmissions => 429,
             ErrorCode::Internal => 500,
             ErrorCode::Unavailable => 503,
         }
@@ -121,6 +126,8 @@ impl ErrorCode {
             ErrorCode::InvalidSignature => "invalid_signature",
             ErrorCode::HostNotAllowed => "host_not_allowed",
             ErrorCode::TooManyPending => "too_many_pending",
+            ErrorCode::TooManySubmissions => "too_many_submissions",
+            ErrorCode::NoForm => "no_form",
             ErrorCode::BeyondRetention => "beyond_retention",
             ErrorCode::AlreadyClaimed => "already_claimed",
             ErrorCode::NotResolved => "not_resolved",

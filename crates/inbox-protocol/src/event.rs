@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::interaction::{Answer, Interaction, Status};
+use crate::notification::{Notification, Submission};
 
 /// One event of the stream. On the wire the variant is the SSE `event:` name and the payload
 /// is the JSON `data:`; the SSE `id:` is the events-stream cursor carried beside it.
@@ -21,6 +22,12 @@ pub enum StreamEvent {
     Removed(RemovedEvent),
     /// The requested resume could not be honoured: refetch the paged list now.
     Reset(ResetEvent),
+    /// A new notification.
+    NotificationAdded(Notification),
+    /// A notification was read, dismissed or submitted: the whole notification as it now is.
+    NotificationUpdated(Notification),
+    /// A submission of a notification's form (askers see these, for their own notifications only).
+    Submitted(Submission),
 }
 
 impl StreamEvent {
@@ -31,6 +38,9 @@ impl StreamEvent {
             StreamEvent::Answered(_) => "answered",
             StreamEvent::Removed(_) => "removed",
             StreamEvent::Reset(_) => "reset",
+            StreamEvent::NotificationAdded(_) => "notification_added",
+            StreamEvent::NotificationUpdated(_) => "notification_updated",
+            StreamEvent::Submitted(_) => "submitted",
         }
     }
 
@@ -41,6 +51,10 @@ impl StreamEvent {
             StreamEvent::Answered(x) => serde_json::to_string(x),
             StreamEvent::Removed(x) => serde_json::to_string(x),
             StreamEvent::Reset(x) => serde_json::to_string(x),
+            StreamEvent::NotificationAdded(x) | StreamEvent::NotificationUpdated(x) => {
+                serde_json::to_string(x)
+            }
+            StreamEvent::Submitted(x) => serde_json::to_string(x),
         };
         // These types hold only JSON-safe data, so serialisation cannot fail.
         result.unwrap_or_else(|_| "{}".to_owned())
@@ -53,6 +67,9 @@ impl StreamEvent {
             "answered" => StreamEvent::Answered(serde_json::from_str(data)?),
             "removed" => StreamEvent::Removed(serde_json::from_str(data)?),
             "reset" => StreamEvent::Reset(serde_json::from_str(data)?),
+            "notification_added" => StreamEvent::NotificationAdded(serde_json::from_str(data)?),
+            "notification_updated" => StreamEvent::NotificationUpdated(serde_json::from_str(data)?),
+            "submitted" => StreamEvent::Submitted(serde_json::from_str(data)?),
             other => {
                 return Err(serde::de::Error::custom(format!(
                     "unknown event name `{other}`"
@@ -61,14 +78,23 @@ impl StreamEvent {
         })
     }
 
-    /// The interaction this event is about (none for `reset`).
+    /// The interaction this event is about (none for `reset` and the notification events).
     pub fn interaction_id(&self) -> Option<&str> {
         match self {
             StreamEvent::Add(ia) => Some(&ia.id),
             StreamEvent::Answered(e) => Some(&e.id),
             StreamEvent::Removed(e) => Some(&e.id),
-            StreamEvent::Reset(_) => None,
+            StreamEvent::Reset(_)
+            | StreamEvent::NotificationAdded(_)
+            | StreamEvent::NotificationUpdated(_)
+            | StreamEvent::Submitted(_) => None,
         }
+    }
+
+    /// Whether an asker named `asker` may see this event on the stream: only the submissions
+    /// of their own notifications (reviewers see every event).
+    pub fn visible_to_asker(&self, asker: &str) -> bool {
+        matches!(self, StreamEvent::Submitted(s) if s.asker == asker)
     }
 }
 

@@ -14,6 +14,7 @@ pub mod error;
 pub mod event;
 pub mod interaction;
 pub mod media;
+pub mod notification;
 pub mod page;
 pub mod park;
 pub mod resolve;
@@ -33,6 +34,9 @@ pub use interaction::{
     Status,
 };
 pub use media::{MediaItem, MediaKind};
+pub use notification::{
+    Notification, NotificationPage, NotificationRequest, Submission, SubmissionList, SubmitRequest,
+};
 pub use page::{InteractionPage, StatusFilter};
 pub use park::{
     Continuation, Park, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
@@ -49,6 +53,9 @@ pub mod paths {
     pub const CALLBACK_PREFIX: &str = "/api/interactions/callback/";
     /// `POST` parks; `/{id}`, `/{id}/wait`, `/{id}/claim` below it.
     pub const PARKS: &str = "/api/parks";
+    /// `POST` (asker) and `GET` (reviewer) notifications; `/{id}`, `/{id}/read`,
+    /// `/{id}/dismiss`, `/{id}/submit` and `/{id}/submissions` below it.
+    pub const NOTIFICATIONS: &str = "/api/notifications";
     /// `POST` AG-UI runs; `/{id}` and `/{id}/retry` below it.
     pub const AGUI_RUNS: &str = "/api/agui/runs";
     pub const HEALTHZ: &str = "/healthz";

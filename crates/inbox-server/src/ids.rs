@@ -34,6 +34,16 @@ pub fn park_id() -> String {
     format!("pk_{}", random_base32(16))
 }
 
+/// `nt_` + 128 random bits.
+pub fn notification_id() -> String {
+    format!("nt_{}", random_base32(16))
+}
+
+/// `sb_` + 128 random bits.
+pub fn submission_id() -> String {
+    format!("sb_{}", random_base32(16))
+}
+
 /// `ar_` + 128 random bits: an AG-UI run.
 pub fn agui_run_id() -> String {
     format!("ar_{}", random_base32(16))

@@ -6,6 +6,10 @@
 //! events are passed on only when they come after the last one sent. An id that cannot cover the
 //! gap (malformed, aged out, or never issued) gets a `reset` event carrying the tail cursor,
 //! then the tail; that fallback is logged. An absent id is a normal connect and is not logged.
+//!
+//! Reviewers see every event. An asker may open the stream too and sees only the `submitted`
+//! events of its own notifications (and `reset`): that is how a submission reaches its asker
+//! as a message without anyone polling.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -23,7 +27,8 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::SendTimeoutError;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::auth::AsReviewer;
+use crate::auth::Principal;
+use crate::config::Role;
 use crate::error::ApiError;
 use crate::routes::QueryParams;
 use crate::state::AppState;
@@ -38,7 +43,7 @@ const SUBSCRIBER_STALL: Duration = Duration::from_secs(30);
 
 pub async fn stream(
     State(state): State<AppState>,
-    AsReviewer(_): AsReviewer,
+    principal: Principal,
     headers: HeaderMap,
     QueryParams(query): QueryParams,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, ApiError> {
@@ -50,6 +55,11 @@ pub async fn stream(
         // The SSE spec sends an empty id to mean "none".
         .filter(|id| !id.is_empty());
 
+    // Who this connection is for: reviewers everything, an asker only its own submissions.
+    let audience = match principal.role {
+        Role::Reviewer | Role::Admin => None,
+        Role::Asker => Some(principal.name.clone()),
+    };
     let store = state.store().clone();
     let live = store.subscribe();
     // Where sending starts, checked before the response so a bad id is known at once. The
@@ -64,19 +74,25 @@ pub async fn stream(
                 let (reset, tail) = reset_at_tail(store.as_ref(), reason).await?;
                 let (frames, rx) = mpsc::channel(FRAME_BUFFER);
                 let _ = frames.try_send(frame(&reset));
-                return Ok(spawn_feed(&state, store, live, frames, rx, tail, None));
+                return Ok(spawn_feed(
+                    &state, store, audience, live, frames, rx, tail, None,
+                ));
             }
         },
     };
     let (frames, rx) = mpsc::channel(FRAME_BUFFER);
-    Ok(spawn_feed(&state, store, live, frames, rx, start, resume))
+    Ok(spawn_feed(
+        &state, store, audience, live, frames, rx, start, resume,
+    ))
 }
 
 /// Start the task that feeds one connection: the backlog after `resume` (if any), then the
 /// live tail, until the client leaves, the server stops, or the client falls too far behind.
+#[allow(clippy::too_many_arguments)]
 fn spawn_feed(
     state: &AppState,
     store: Arc<dyn Store>,
+    audience: Option<String>,
     mut live: broadcast::Receiver<StoredEvent>,
     frames: mpsc::Sender<Event>,
     rx: mpsc::Receiver<Event>,
@@ -87,6 +103,7 @@ fn spawn_feed(
     tokio::spawn(async move {
         let mut feed = Feed {
             store,
+            audience,
             frames,
             last_sent,
         };
@@ -144,6 +161,8 @@ async fn reset_at_tail(
 /// One connection's sending side.
 struct Feed {
     store: Arc<dyn Store>,
+    /// `Some(asker)`: only that asker's `submitted` events (and resets) pass.
+    audience: Option<String>,
     frames: mpsc::Sender<Event>,
     /// The cursor of the last frame sent; nothing at or before it is sent again.
     last_sent: String,
@@ -157,6 +176,12 @@ impl Feed {
         // cursor starts the stream over, so it may well be "before" the last one sent.
         let is_reset = matches!(stored.event, StreamEvent::Reset(_));
         if !is_reset && !self.store.is_after(&stored.cursor, &self.last_sent) {
+            return true;
+        }
+        if let Some(asker) = &self.audience
+            && !is_reset
+            && !stored.event.visible_to_asker(asker)
+        {
             return true;
         }
         match self

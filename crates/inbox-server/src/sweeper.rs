@@ -1,7 +1,8 @@
 //! The sweeper: every `sweep_interval`, pending questions past their deadline become
 //! `expired` (the store emits `removed{expired}` for each), and questions resolved longer ago
 //! than the retention are pruned with everything kept beside them (`removed{pruned}`), and so
-//! are AG-UI runs that ended longer ago, with their input and stored headers.
+//! are AG-UI runs that ended longer ago, with their input and stored headers, and
+//! notifications dismissed longer ago than the same retention.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,6 +48,11 @@ pub fn spawn(
                             Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "AG-UI runs pruned"),
                             Ok(_) => {}
                             Err(e) => tracing::warn!(error = %e, "AG-UI run pruning failed; retrying next tick"),
+                        }
+                        match store.prune_dismissed(before, PRUNE_BATCH).await {
+                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned dismissed notifications"),
+                            Ok(_) => {}
+                            Err(e) => tracing::warn!(error = %e, "notification pruning failed; retrying next tick"),
                         }
                     }
                 }

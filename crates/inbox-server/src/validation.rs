@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use inbox_protocol::validate::AnswerRules;
-use inbox_protocol::{ErrorCode, Interaction};
+use inbox_protocol::{ErrorCode, Interaction, Notification};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
@@ -75,6 +75,32 @@ impl Validation {
                 }
             };
             rules.check(&interaction, &value)
+        })
+        .await?
+        .map_err(ApiError::from)
+    }
+
+    /// Check a submission of `notification`'s form with the rules of a form question with the
+    /// same schema, compiled once per notification like a question's.
+    pub async fn check_submission(
+        self: &Arc<Self>,
+        notification: &Notification,
+        value: &Value,
+    ) -> Result<(), ApiError> {
+        let cached = self.cached(&notification.id);
+        let this = self.clone();
+        let notification = notification.clone();
+        let value = value.clone();
+        self.run(move || {
+            let rules = match cached {
+                Some(rules) => rules,
+                None => {
+                    let rules = Arc::new(AnswerRules::for_notification(&notification)?);
+                    this.remember(&notification.id, rules.clone());
+                    rules
+                }
+            };
+            rules.check_submission(&notification, &value)
         })
         .await?
         .map_err(ApiError::from)

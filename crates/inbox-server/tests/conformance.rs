@@ -7,6 +7,8 @@
 
 #[path = "conformance/agui.rs"]
 mod agui;
+#[path = "conformance/notifications.rs"]
+mod notifications;
 #[path = "conformance/parks.rs"]
 mod parks;
 mod redis_env;
@@ -1099,6 +1101,11 @@ macro_rules! conformance {
 }
 
 use agui::finished_agui_runs_are_pruned_after_the_retention;
+use notifications::{
+    a_notification_create_replays_by_key, dismissed_notifications_are_pruned_with_what_they_kept,
+    notifications_are_stored_listed_and_announced, read_and_dismiss_are_set_once,
+    submissions_are_ordered_capped_and_replayed, the_outstanding_limit_holds_per_asker,
+};
 use parks::{
     a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
     a_webhook_resume_is_leased_to_one_dispatcher, concurrent_claims_have_one_winner,
@@ -1159,6 +1166,12 @@ async fn redis_two_workers_resolve_a_park_once() {
 
 conformance! {
     finished_agui_runs_are_pruned_after_the_retention => 1000,
+    notifications_are_stored_listed_and_announced => 1000,
+    read_and_dismiss_are_set_once => 1000,
+    submissions_are_ordered_capped_and_replayed => 1000,
+    the_outstanding_limit_holds_per_asker => 1000,
+    a_notification_create_replays_by_key => 1000,
+    dismissed_notifications_are_pruned_with_what_they_kept => 1000,
     a_park_resolves_once_in_every_order => 1000,
     a_park_is_stored_whole_or_not_at_all => 1000,
     concurrent_claims_have_one_winner => 1000,

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use inbox_protocol::Notification;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -19,6 +20,9 @@ pub struct Counts {
     pub unread: u32,
     /// Answers in the outbox or being sent.
     pub queued: u32,
+    /// Outstanding notifications not yet opened.
+    #[serde(default)]
+    pub notifications_unread: u32,
 }
 
 /// One coalesced batch of changes for one account.
@@ -35,12 +39,19 @@ pub struct Changes {
     /// Present when the connection status changed.
     pub status: Option<ConnectionStatus>,
     pub counts: Counts,
+    /// Present when the notifications changed: all outstanding ones, newest first (they are
+    /// few, bounded per asker, so the whole list is simpler than a diff).
+    #[serde(default)]
+    pub notifications: Option<Vec<Notification>>,
 }
 
 impl Changes {
     /// Nothing for the UI to do (the counts are unchanged by definition then).
     pub fn is_empty(&self) -> bool {
-        self.upserted.is_empty() && self.removed.is_empty() && self.status.is_none()
+        self.upserted.is_empty()
+            && self.removed.is_empty()
+            && self.status.is_none()
+            && self.notifications.is_none()
     }
 
     /// Fold a later batch of the same account into this one, as if both inputs had been one:
@@ -69,6 +80,9 @@ impl Changes {
         self.upserted.sort_by(crate::order::compare_cards);
         if later.status.is_some() {
             self.status = later.status;
+        }
+        if later.notifications.is_some() {
+            self.notifications = later.notifications;
         }
         self.counts = later.counts;
     }
@@ -99,4 +113,6 @@ pub struct Snapshot {
     pub cards: Vec<Card>,
     pub status: ConnectionStatus,
     pub counts: Counts,
+    /// Outstanding notifications, newest first.
+    pub notifications: Vec<Notification>,
 }

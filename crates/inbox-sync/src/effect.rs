@@ -20,4 +20,9 @@ pub enum Effect {
     Notify { id: String },
     /// A notified card was resolved or read: withdraw its notification.
     WithdrawNotification { id: String },
+    /// `POST /api/notifications/{id}/read`: the reviewer opened a notification here.
+    MarkNotificationRead { id: String },
+    /// `POST /api/notifications/{id}/dismiss`: the reviewer dismissed it here (it is already
+    /// gone from the board; the driver retries a transient failure).
+    DismissNotification { id: String },
 }

@@ -86,6 +86,7 @@ impl Entry {
             pending: u32::from(self.is_open() && !answered_here),
             unread: u32::from(self.unread),
             queued: u32::from(sending),
+            notifications_unread: 0,
         }
     }
 

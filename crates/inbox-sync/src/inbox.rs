@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Answer, ErrorCode, Interaction, InteractionPage, Status, StreamEvent};
 
+use crate::board::{Board, BoardEffect};
 use crate::card::{Card, Delivery, Outgoing};
 use crate::change::{Changes, Counts, Outcome, Snapshot};
 use crate::connection::{ConnectionStatus, Failure};
@@ -81,6 +82,8 @@ pub struct Inbox {
     signed_out: bool,
     /// The latest `Tick`.
     now: Option<DateTime<Utc>>,
+    /// The notifications, apart from the cards.
+    board: Board,
 }
 
 /// What one input touched, turned into an [`Outcome`] at the end.
@@ -90,6 +93,8 @@ struct Tx {
     removed: Vec<String>,
     effects: Vec<Effect>,
     status_before: ConnectionStatus,
+    /// The notifications changed.
+    board_changed: bool,
 }
 
 impl Tx {
@@ -127,6 +132,7 @@ impl Inbox {
             seeded: false,
             signed_out: false,
             now: None,
+            board: Board::default(),
         }
     }
 
@@ -162,7 +168,10 @@ impl Inbox {
     }
 
     pub fn counts(&self) -> Counts {
-        self.counts
+        Counts {
+            notifications_unread: self.board.unread(),
+            ..self.counts
+        }
     }
 
     pub fn pending_count(&self) -> u32 {
@@ -199,8 +208,14 @@ impl Inbox {
             account: self.account.clone(),
             cards: self.cards().collect(),
             status: self.status.clone(),
-            counts: self.counts,
+            counts: self.counts(),
+            notifications: self.board.list(),
         }
+    }
+
+    /// Outstanding notifications, newest first.
+    pub fn notifications(&self) -> Vec<inbox_protocol::Notification> {
+        self.board.list()
     }
 
     /// Apply one input.
@@ -211,6 +226,7 @@ impl Inbox {
             removed: Vec::new(),
             effects: Vec::new(),
             status_before: self.status.clone(),
+            board_changed: false,
         };
         match input {
             Input::Start => self.start(&mut tx),
@@ -269,6 +285,23 @@ impl Inbox {
             Input::AnswerVerdict { id, verdict } => self.verdict(&mut tx, &id, verdict),
             Input::InteractionFetched { interaction } => {
                 self.learn(&mut tx, interaction, Origin::Authoritative);
+            }
+            Input::NotificationsFetching => self.board.fetching(),
+            Input::NotificationsLoaded { items } => tx.board_changed |= self.board.loaded(items),
+            Input::OpenNotification { id } => {
+                // No clock here: the latest tick stands in until the server's moment arrives
+                // (the first one set is kept, and it is display-only).
+                let now = self.now.unwrap_or_else(Utc::now);
+                if let Some(effect) = self.board.open(&id, now) {
+                    tx.board_changed = true;
+                    tx.effects.push(board_effect(effect));
+                }
+            }
+            Input::DismissNotification { id } => {
+                if let Some(effect) = self.board.dismiss(&id) {
+                    tx.board_changed = true;
+                    tx.effects.push(board_effect(effect));
+                }
             }
             Input::InteractionGone { id } => {
                 self.modify(&mut tx, &id, |e| {
@@ -505,6 +538,14 @@ impl Inbox {
             }
             StreamEvent::Removed(e) if self.accept_frame(id.as_deref()) => {
                 self.resolve(tx, &e.id, e.reason.status(), None)
+            }
+            StreamEvent::NotificationAdded(n) | StreamEvent::NotificationUpdated(n)
+                if self.accept_frame(id.as_deref()) =>
+            {
+                tx.board_changed |= self.board.learn(n);
+            }
+            StreamEvent::Submitted(s) if self.accept_frame(id.as_deref()) => {
+                tx.board_changed |= self.board.submitted(&s);
             }
             _ => {} // a frame already applied
         }
@@ -791,16 +832,25 @@ impl Inbox {
             .filter(|id| !self.entries.contains_key(id))
             .collect();
         let status = (self.status != tx.status_before).then(|| self.status.clone());
+        let notifications = tx.board_changed.then(|| self.board.list());
         Outcome {
             changes: Changes {
                 account: self.account.clone(),
                 upserted,
                 removed,
                 status,
-                counts: self.counts,
+                counts: self.counts(),
+                notifications,
             },
             effects: tx.effects,
         }
+    }
+}
+
+fn board_effect(effect: BoardEffect) -> Effect {
+    match effect {
+        BoardEffect::MarkRead(id) => Effect::MarkNotificationRead { id },
+        BoardEffect::Dismiss(id) => Effect::DismissNotification { id },
     }
 }
 
@@ -816,6 +866,8 @@ fn describe_winner(winner: &Interaction) -> String {
     }
 }
 
+#[cfg(test)]
+mod board_tests;
 #[cfg(test)]
 mod convergence;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! what time it is. The machine never reads a clock or a socket; it only sees these.
 
 use chrono::{DateTime, Utc};
-use inbox_protocol::{ErrorCode, Interaction, InteractionPage, StreamEvent};
+use inbox_protocol::{ErrorCode, Interaction, InteractionPage, Notification, StreamEvent};
 use serde_json::Value;
 
 use crate::connection::Failure;
@@ -59,6 +59,15 @@ pub enum Input {
     InteractionFetched { interaction: Interaction },
     /// `GET /api/interactions/{id}` said `404`: unknown, expired or pruned — the card is over.
     InteractionGone { id: String },
+    /// The driver began reading `GET /api/notifications` (it does whenever the stream opens
+    /// or resets, and on a refresh).
+    NotificationsFetching,
+    /// Every page of that read, newest first.
+    NotificationsLoaded { items: Vec<Notification> },
+    /// The reviewer opened a notification.
+    OpenNotification { id: String },
+    /// The reviewer dismissed a notification.
+    DismissNotification { id: String },
 }
 
 /// What the answer (or decline) door said.

@@ -51,6 +51,7 @@
 //! assert_eq!(inbox.last_event_id(), Some("41"));
 //! ```
 
+mod board;
 mod card;
 mod change;
 mod connection;

@@ -1,11 +1,12 @@
-import type { ChangeBatch, Delivery, OpenRequest, Snapshot } from "./types";
+import type { ChangeBatch, Delivery, OpenRequest, Snapshot, Submission } from "./types";
 
 import type { AnswerArgs } from "../generated/desktop/AnswerArgs";
 import type { DeclineArgs } from "../generated/desktop/DeclineArgs";
 import type { NewAccount } from "../generated/desktop/NewAccount";
 import type { RemoteImagesArgs } from "../generated/desktop/RemoteImagesArgs";
+import type { SubmitArgs } from "../generated/desktop/SubmitArgs";
 
-export type { AnswerArgs, DeclineArgs, NewAccount, RemoteImagesArgs };
+export type { AnswerArgs, DeclineArgs, NewAccount, RemoteImagesArgs, SubmitArgs };
 export type CardRef = { account: string; id: string };
 
 export type Unlisten = () => void;
@@ -21,6 +22,12 @@ export interface Backend {
   answer(args: AnswerArgs): Promise<Delivery>;
   decline(args: DeclineArgs): Promise<Delivery>;
   markRead(args: CardRef): Promise<void>;
+  /** A notification was opened: read everywhere. */
+  openNotification(args: CardRef): Promise<void>;
+  /** A notification was dismissed: gone from every window. */
+  dismissNotification(args: CardRef): Promise<void>;
+  /** Submit a notification's form; rejects with a BackendError naming the field the schema refused. */
+  submitNotification(args: SubmitArgs): Promise<Submission>;
   openExternal(url: string): Promise<void>;
   /**
    * A media item's bytes as a data: URL: a same-origin reference fetched with the account's

@@ -1,6 +1,6 @@
-import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Unlisten } from "./Backend";
+import type { AnswerArgs, Backend, DeclineArgs, NewAccount, SubmitArgs, Unlisten } from "./Backend";
 import { BackendError } from "./BackendError";
-import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, OpenRequest, Outgoing, Snapshot } from "./types";
+import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, Notification, OpenRequest, Outgoing, Snapshot, Submission } from "./types";
 
 export type FakeOptions = {
   accounts?: Account[];
@@ -15,6 +15,10 @@ export type FakeOptions = {
   media?: Record<string, string>;
   /** Do not disturb as the app remembered it from an earlier run. */
   doNotDisturb?: boolean;
+  /** Outstanding notifications per account, newest first. */
+  notifications?: Record<string, Notification[]>;
+  /** Return a refusal to reject a submission (as the server does for a value the schema refuses). */
+  refuseSubmit?: (args: SubmitArgs) => BackendError | null;
 };
 
 /** Set on the page by the demo build, and searched for in the shipped bundle (must be absent). */
@@ -32,6 +36,9 @@ export class FakeBackend implements Backend {
   accounts: Account[];
   cards: Map<string, Card>;
   connections: Record<string, ConnectionStatus>;
+  notifications: Record<string, Notification[]>;
+  /** Submissions received, in order (what the asker would read). */
+  readonly submissions: Submission[] = [];
   doNotDisturb = false;
   private readonly options: FakeOptions;
   private changeHandlers = new Set<(batch: ChangeBatch) => void>();
@@ -47,6 +54,7 @@ export class FakeBackend implements Backend {
     this.cards = new Map((options.cards ?? []).map((c) => [key(c.account, c.interaction.id), c]));
     this.connections =
       options.connections ?? Object.fromEntries(this.accounts.map((a) => [a.id, { state: "online" } as ConnectionStatus]));
+    this.notifications = { ...(options.notifications ?? {}) };
   }
 
   async snapshot(): Promise<Snapshot> {
@@ -61,6 +69,7 @@ export class FakeBackend implements Backend {
           ? 'inbox ask --format confirm "Deploy build 42 to production?"'
           : this.options.localHint,
       do_not_disturb: this.doNotDisturb,
+      notifications: Object.fromEntries(this.accounts.map((a) => [a.id, [...(this.notifications[a.id] ?? [])]])),
     };
   }
 
@@ -82,6 +91,38 @@ export class FakeBackend implements Backend {
     this.record("mark_read", args);
     const card = this.cards.get(key(args.account, args.id));
     if (card && card.unread) this.upsert({ ...card, unread: false });
+  }
+
+  async openNotification(args: { account: string; id: string }): Promise<void> {
+    this.record("open_notification", args);
+    this.changeNotification(args.account, args.id, (n) => (n.read_at ? n : { ...n, read_at: new Date().toISOString() }));
+  }
+
+  async dismissNotification(args: { account: string; id: string }): Promise<void> {
+    this.record("dismiss_notification", args);
+    this.notifications[args.account] = (this.notifications[args.account] ?? []).filter((n) => n.id !== args.id);
+    this.emitNotifications(args.account);
+  }
+
+  async submitNotification(args: SubmitArgs): Promise<Submission> {
+    this.record("submit_notification", args);
+    const n = (this.notifications[args.account] ?? []).find((x) => x.id === args.id);
+    if (!n) throw new BackendError("not_found", "No such notification.");
+    if (!n.schema) throw new BackendError("no_form", "This notification offers no form to submit.", "value");
+    const refusal = this.options.refuseSubmit?.(args);
+    if (refusal) throw refusal;
+    const submission: Submission = {
+      id: `sb_${this.submissions.length + 1}`,
+      notification_id: n.id,
+      asker: n.asker,
+      value: args.value,
+      submitted_by: this.options.reviewer ?? "you",
+      submitted_at: new Date().toISOString(),
+      ordinal: n.submissions + 1,
+    };
+    this.submissions.push(submission);
+    this.changeNotification(args.account, args.id, (x) => ({ ...x, submissions: submission.ordinal }));
+    return submission;
   }
 
   async openExternal(url: string): Promise<void> {
@@ -123,7 +164,7 @@ export class FakeBackend implements Backend {
     const id = `acct_${this.accounts.length + 1}`;
     this.accounts.push({ id, label: account.label || account.url, url: account.url, local: false });
     this.connections[id] = { state: "connecting" };
-    this.emit({ account: id, upserted: [], removed: [], status: { state: "connecting" }, counts: this.counts(id) });
+    this.emit({ account: id, upserted: [], removed: [], status: { state: "connecting" }, counts: this.counts(id), notifications: null });
   }
 
   async removeAccount(account: string): Promise<void> {
@@ -131,7 +172,7 @@ export class FakeBackend implements Backend {
     const removed = [...this.cards.values()].filter((c) => c.account === account).map((c) => c.interaction.id);
     for (const id of removed) this.cards.delete(key(account, id));
     this.accounts = this.accounts.filter((a) => a.id !== account);
-    this.emit({ account, upserted: [], removed, status: { state: "signed_out" }, counts: this.counts(account) });
+    this.emit({ account, upserted: [], removed, status: { state: "signed_out" }, counts: this.counts(account), notifications: null });
   }
 
   async onChanges(handler: (batch: ChangeBatch) => void): Promise<Unlisten> {
@@ -154,20 +195,26 @@ export class FakeBackend implements Backend {
   /** A question arrives (as the stream's `add` would deliver it). */
   upsert(card: Card): void {
     this.cards.set(key(card.account, card.interaction.id), card);
-    this.emit({ account: card.account, upserted: [card], removed: [], status: null, counts: this.counts(card.account) });
+    this.emit({ account: card.account, upserted: [card], removed: [], status: null, counts: this.counts(card.account), notifications: null });
   }
 
   remove(account: string, id: string): void {
     this.cards.delete(key(account, id));
-    this.emit({ account, upserted: [], removed: [id], status: null, counts: this.counts(account) });
+    this.emit({ account, upserted: [], removed: [id], status: null, counts: this.counts(account), notifications: null });
   }
 
   setConnection(account: string, status: ConnectionStatus): void {
     this.connections[account] = status;
-    this.emit({ account, upserted: [], removed: [], status, counts: this.counts(account) });
+    this.emit({ account, upserted: [], removed: [], status, counts: this.counts(account), notifications: null });
   }
 
-  /** A notification was clicked. */
+  /** A notification arrives (as the stream's `notification_added` would deliver it). */
+  notify(account: string, n: Notification): void {
+    this.notifications[account] = [n, ...(this.notifications[account] ?? []).filter((x) => x.id !== n.id)];
+    this.emitNotifications(account);
+  }
+
+  /** A native notification was clicked. */
   open(req: OpenRequest): void {
     for (const h of this.openHandlers) h(req);
   }
@@ -210,6 +257,15 @@ export class FakeBackend implements Backend {
     return delivery;
   }
 
+  private changeNotification(account: string, id: string, change: (n: Notification) => Notification): void {
+    this.notifications[account] = (this.notifications[account] ?? []).map((n) => (n.id === id ? change(n) : n));
+    this.emitNotifications(account);
+  }
+
+  private emitNotifications(account: string): void {
+    this.emit({ account, upserted: [], removed: [], status: null, counts: this.counts(account), notifications: [...(this.notifications[account] ?? [])] });
+  }
+
   private require(account: string, id: string): Card {
     const card = this.cards.get(key(account, id));
     if (!card) throw new BackendError("not_found", "No such question.");
@@ -226,7 +282,8 @@ export class FakeBackend implements Backend {
       if (c.unread) unread++;
       if (c.delivery?.state === "queued") queued++;
     }
-    return { pending, unread, queued };
+    const notifications_unread = (this.notifications?.[account] ?? []).filter((n) => !n.read_at).length;
+    return { pending, unread, queued, notifications_unread };
   }
 
   private emit(batch: ChangeBatch): void {

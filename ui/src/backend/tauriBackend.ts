@@ -2,7 +2,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { Backend } from "./Backend";
 import { BackendError } from "./BackendError";
-import type { ChangeBatch, Delivery, OpenRequest, Snapshot } from "./types";
+import type { ChangeBatch, Delivery, OpenRequest, Snapshot, Submission } from "./types";
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
   try {
@@ -22,6 +22,9 @@ export function tauriBackend(): Backend {
     answer: (args) => call<Delivery>("answer_interaction", args),
     decline: (args) => call<Delivery>("decline_interaction", args),
     markRead: (args) => call<void>("mark_read", args),
+    openNotification: (args) => call<void>("open_notification", args),
+    dismissNotification: (args) => call<void>("dismiss_notification", args),
+    submitNotification: (args) => call<Submission>("submit_notification", args),
     openExternal: (url) => call<void>("open_external", { url }),
     loadMedia: async (args) => {
       await consents;

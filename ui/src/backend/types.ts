@@ -11,6 +11,8 @@ export type { ErrorDetail } from "../generated/ErrorDetail";
 export type { FormPage } from "../generated/FormPage";
 export type { Interaction } from "../generated/Interaction";
 export type { MediaItem } from "../generated/MediaItem";
+export type { Notification } from "../generated/Notification";
+export type { Submission } from "../generated/Submission";
 export type { Status } from "../generated/Status";
 
 export type { Card } from "../generated/Card";

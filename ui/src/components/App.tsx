@@ -9,6 +9,7 @@ import {
   emptyInbox,
   inboxReducer,
   listRows,
+  notificationRows,
   viewCount,
   visibleCards,
   type ListFilter,
@@ -20,6 +21,7 @@ import { RenderWatch } from "../boundary/RenderWatch";
 import { clearOpening, loadFailures, recordFailure, type FailedQuestions } from "../boundary/renderFailures";
 import { EmptyState } from "./EmptyState";
 import { firstLine } from "./labels";
+import { NotificationsView } from "./NotificationsView";
 import { QuestionList } from "./QuestionList";
 import { QuestionView } from "./QuestionView";
 import { ShortcutsOverlay } from "./ShortcutsOverlay";
@@ -38,6 +40,7 @@ export function App({ backend, initial }: AppProps) {
   const [inbox, dispatch] = useReducer(inboxReducer, emptyInbox);
   const [filter, setFilter] = useState<ListFilter>({ view: initial?.view ?? "inbox", account: null, format: null, unreadOnly: false, search: "" });
   const [grouped, setGrouped] = useState(false);
+  const [showNotifications, setShowNotifications] = useState(false);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [dnd, setDnd] = useState(false);
@@ -186,15 +189,22 @@ export function App({ backend, initial }: AppProps) {
   const perAccount = useMemo(() => Object.fromEntries(inbox.accounts.map((a) => [a.id, accountCounts(inbox, a.id)])), [inbox]);
   const queued = Object.values(perAccount).reduce((n, c) => n + c.queued, 0);
   const nothingPending = inbox.loaded && viewCounts.inbox === 0;
+  const notifications = useMemo(() => notificationRows(inbox), [inbox]);
+  const notificationsUnread = notifications.filter((r) => !r.notification.read_at).length;
 
   return (
     <div className="app">
       <Sidebar
         view={filter.view}
         onView={(view) => {
+          setShowNotifications(false);
           setFilter({ ...filter, view });
           setSelectedKey(null);
         }}
+        notificationsOpen={showNotifications}
+        onNotifications={() => setShowNotifications(true)}
+        notificationCount={notifications.length}
+        notificationsUnread={notificationsUnread}
         viewCounts={viewCounts}
         accounts={inbox.accounts}
         connections={inbox.connections}
@@ -216,6 +226,10 @@ export function App({ backend, initial }: AppProps) {
         }}
         onRemoveAccount={(id) => void backend.removeAccount(id)}
       />
+      {showNotifications ? (
+        <NotificationsView rows={notifications} accounts={inbox.accounts} backend={backend} />
+      ) : (
+        <>
       <QuestionList
         rows={rows}
         accounts={inbox.accounts}
@@ -275,6 +289,8 @@ export function App({ backend, initial }: AppProps) {
           <p className="muted pane-hint">Loading…</p>
         )}
       </main>
+        </>
+      )}
       <StatusBar accounts={inbox.accounts} connections={inbox.connections} queued={queued} onShortcuts={() => setHelp(true)} />
       {help && <ShortcutsOverlay onClose={() => setHelp(false)} />}
     </div>

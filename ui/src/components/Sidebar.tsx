@@ -6,6 +6,12 @@ import { connectionMark } from "./StatusBar";
 type Props = {
   view: View;
   onView: (v: View) => void;
+  /** The notifications view is showing (instead of a question view). */
+  notificationsOpen: boolean;
+  onNotifications: () => void;
+  /** Outstanding notifications, and how many of them are unread. */
+  notificationCount: number;
+  notificationsUnread: number;
   viewCounts: Record<View, number>;
   accounts: Account[];
   connections: Partial<Record<string, ConnectionStatus>>;
@@ -25,12 +31,32 @@ export function Sidebar(props: Props) {
       <ul className="views">
         {VIEWS.map((v) => (
           <li key={v.id}>
-            <button type="button" className={`nav-item${props.view === v.id ? " active" : ""}`} aria-current={props.view === v.id ? "page" : undefined} onClick={() => props.onView(v.id)}>
+            <button
+              type="button"
+              className={`nav-item${!props.notificationsOpen && props.view === v.id ? " active" : ""}`}
+              aria-current={!props.notificationsOpen && props.view === v.id ? "page" : undefined}
+              onClick={() => props.onView(v.id)}
+            >
               <span>{v.label}</span>
               {v.id === "inbox" && props.viewCounts.inbox > 0 && <span className="count">{props.viewCounts.inbox}</span>}
             </button>
           </li>
         ))}
+        <li>
+          <button
+            type="button"
+            className={`nav-item${props.notificationsOpen ? " active" : ""}`}
+            aria-current={props.notificationsOpen ? "page" : undefined}
+            onClick={props.onNotifications}
+          >
+            <span>Notifications</span>
+            {props.notificationCount > 0 && (
+              <span className={`count${props.notificationsUnread > 0 ? " unread" : ""}`} title={`${props.notificationsUnread} unread`}>
+                {props.notificationCount}
+              </span>
+            )}
+          </button>
+        </li>
       </ul>
       <h2 className="sidebar-heading">Accounts</h2>
       <ul className="accounts">

@@ -2,6 +2,7 @@
 import type { Card } from "./Card";
 import type { ConnectionStatus } from "./ConnectionStatus";
 import type { Counts } from "./Counts";
+import type { Notification } from "./Notification";
 
 /**
  * One coalesced batch of changes for one account.
@@ -15,4 +16,9 @@ export type Changes = { account: string, upserted: Array<Card>, removed: Array<s
 /**
  * Present when the connection status changed.
  */
-status: ConnectionStatus | null, counts: Counts, };
+status: ConnectionStatus | null, counts: Counts, 
+/**
+ * Present when the notifications changed: all outstanding ones, newest first (they are
+ * few, bounded per asker, so the whole list is simpler than a diff).
+ */
+notifications: Array<Notification> | null, };

@@ -16,4 +16,8 @@ unread: number,
 /**
  * Answers in the outbox or being sent.
  */
-queued: number, };
+queued: number, 
+/**
+ * Outstanding notifications not yet opened.
+ */
+notifications_unread: number, };

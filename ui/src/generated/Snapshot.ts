@@ -2,6 +2,7 @@
 import type { Card } from "./Card";
 import type { ConnectionStatus } from "./ConnectionStatus";
 import type { Counts } from "./Counts";
+import type { Notification } from "./Notification";
 
 /**
  * The whole list at once, for a UI that (re)attaches.
@@ -10,4 +11,8 @@ export type Snapshot = { account: string,
 /**
  * In display order.
  */
-cards: Array<Card>, status: ConnectionStatus, counts: Counts, };
+cards: Array<Card>, status: ConnectionStatus, counts: Counts, 
+/**
+ * Outstanding notifications, newest first.
+ */
+notifications: Array<Notification>, };

@@ -13,7 +13,7 @@ describe("inbox state", () => {
   it("orders open first, newest first, ties by the greater id first", () => {
     const state = inboxReducer(emptyInbox, {
       type: "snapshot",
-      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 1), q("ia_c", 5, "answered"), q("ia_d", 3)], connections: {}, counts: {}, do_not_disturb: false, local_hint: null },
+      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 1), q("ia_c", 5, "answered"), q("ia_d", 3)], connections: {}, counts: {}, do_not_disturb: false, local_hint: null, notifications: {} },
     });
     expect(visibleCards(state, filter).map((c) => c.interaction.id)).toEqual(["ia_d", "ia_b", "ia_a", "ia_c"]);
   });
@@ -21,11 +21,11 @@ describe("inbox state", () => {
   it("merges batches: upserts replace by id, removals drop, status and counts follow", () => {
     let state = inboxReducer(emptyInbox, {
       type: "snapshot",
-      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 2)], connections: { acme: { state: "online" } }, counts: {}, do_not_disturb: false, local_hint: "inbox ask" },
+      snapshot: { accounts: demoAccounts, cards: [q("ia_a", 1), q("ia_b", 2)], connections: { acme: { state: "online" } }, counts: {}, do_not_disturb: false, local_hint: "inbox ask", notifications: {} },
     });
     state = inboxReducer(state, {
       type: "changes",
-      batch: { account: "acme", upserted: [q("ia_a", 1, "answered"), q("ia_c", 3)], removed: ["ia_b"], status: { state: "offline" }, counts: { pending: 1, unread: 0, queued: 0 } },
+      batch: { account: "acme", upserted: [q("ia_a", 1, "answered"), q("ia_c", 3)], removed: ["ia_b"], status: { state: "offline" }, counts: { pending: 1, unread: 0, queued: 0, notifications_unread: 0 }, notifications: null },
     });
     expect(visibleCards(state, filter).map((c) => `${c.interaction.id}:${c.interaction.status}`)).toEqual(["ia_c:pending", "ia_a:answered"]);
     expect(state.connections.acme).toEqual({ state: "offline" });

@@ -1,6 +1,6 @@
 // The window's copy of the inbox: the snapshot, then each change batch merged in. Rust owns
 // the canonical list; this only mirrors it for drawing.
-import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Snapshot, Status } from "../backend/types";
+import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Notification, Snapshot, Status } from "../backend/types";
 import { parseTime } from "../lib/time";
 
 export type InboxState = {
@@ -10,6 +10,8 @@ export type InboxState = {
   // An account may have no status yet (it is still starting).
   connections: Partial<Record<string, ConnectionStatus>>;
   counts: Record<string, Counts>;
+  /** Outstanding notifications per account, newest first (each batch that has them replaces them). */
+  notifications: Record<string, Notification[]>;
   localHint: string | null;
   /** Bumps on every change so memoised views recompute. */
   version: number;
@@ -23,6 +25,7 @@ export const emptyInbox: InboxState = {
   cards: new Map(),
   connections: {},
   counts: {},
+  notifications: {},
   localHint: null,
   version: 0,
 };
@@ -41,6 +44,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
         cards: new Map(s.cards.map((c) => [cardKey(c), c])),
         connections: { ...s.connections },
         counts: {},
+        notifications: Object.fromEntries(Object.entries(s.notifications ?? {}).map(([k, v]) => [k, v ?? []])),
         localHint: s.local_hint,
         version: state.version + 1,
       };
@@ -55,6 +59,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
         cards,
         connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
         counts: { ...state.counts, [b.account]: b.counts },
+        notifications: b.notifications ? { ...state.notifications, [b.account]: b.notifications } : state.notifications,
         version: state.version + 1,
       };
     }
@@ -156,11 +161,28 @@ export function accountCounts(state: InboxState, account: string): Counts {
     if (c.unread && c.interaction.status === "pending") unread++;
     if (c.delivery?.state === "queued") queued++;
   }
-  return { pending, unread, queued };
+  const notifications_unread = (state.notifications[account] ?? []).filter((n) => !n.read_at).length;
+  return { pending, unread, queued, notifications_unread };
 }
 
 export function viewCount(state: InboxState, view: View): number {
   let n = 0;
   for (const c of state.cards.values()) if (inView(c, view)) n++;
   return n;
+}
+
+/** A notification with the account it belongs to, as the notifications view lists it. */
+export type NotificationRow = { key: string; account: string; notification: Notification };
+
+/** Every account's outstanding notifications, newest first (ties: greater id first). */
+export function notificationRows(state: InboxState): NotificationRow[] {
+  const rows: NotificationRow[] = [];
+  for (const [account, list] of Object.entries(state.notifications)) {
+    for (const n of list) rows.push({ key: `${account}/${n.id}`, account, notification: n });
+  }
+  return rows.sort((a, b) => {
+    const d = (parseTime(b.notification.created_at) ?? 0) - (parseTime(a.notification.created_at) ?? 0);
+    if (d !== 0) return d;
+    return a.notification.id > b.notification.id ? -1 : a.notification.id < b.notification.id ? 1 : 0;
+  });
 }

@@ -273,7 +273,7 @@ fn parse_option(text: &str) -> ChoiceOption {
 }
 
 /// An `--image`: an https URL as is, or a local file inlined as a `data:image/*` URI.
-fn image_item(source: &str) -> anyhow::Result<MediaItem> {
+pub(crate) fn image_item(source: &str) -> anyhow::Result<MediaItem> {
     if source.starts_with("https://")
         || source.starts_with("http://")
         || source.starts_with("data:")

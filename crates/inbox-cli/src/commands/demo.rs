@@ -4,7 +4,8 @@ use crate::connection::{Acting, ConnectionArgs};
 use crate::exit;
 
 /// Ask the demo questions: every answer format, images, a document, a link, a two-page prefilled
-/// form with per-send options, and an external question. Prints their ids.
+/// form with per-send options, an external question, and two notifications (one offering a
+/// form). Prints their ids.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
@@ -21,6 +22,15 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
             ia.answer_format.as_str(),
             ia.prompt.lines().next().unwrap_or("")
         );
+    }
+    for notification in inbox_client::demo::demo_notifications() {
+        let n = client.notify(&notification, None).await?;
+        let kind = if n.has_form() {
+            "notification+form"
+        } else {
+            "notification"
+        };
+        println!("{}\t{kind}\t{}", n.id, n.prompt);
     }
     Ok(exit::ANSWERED)
 }

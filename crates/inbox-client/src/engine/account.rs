@@ -5,8 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use inbox_protocol::caps::PAGE_LIMIT_MAX;
 use inbox_protocol::validate::{validate_answer, validate_decline};
-use inbox_protocol::{DeclineRequest, ErrorCode, Interaction, InteractionPage, StatusFilter};
+use inbox_protocol::{
+    DeclineRequest, ErrorCode, Interaction, InteractionPage, Notification, StatusFilter,
+    StreamEvent,
+};
 use inbox_sync::{
     Changes, ConnectionStatus, Delivery, Effect, Failure, Inbox, Input, Outcome, Snapshot,
 };
@@ -17,7 +21,9 @@ use tracing::{debug, error, info, warn};
 
 use super::cursor::CursorFile;
 use super::delivery::{self, SendOutcome};
-use super::{EngineConfig, EngineError, Notification, NotificationKind, Publisher};
+use super::{
+    EngineConfig, EngineError, Notification as NativeNotification, NotificationKind, Publisher,
+};
 use crate::accounts::Account;
 use crate::api::ApiClient;
 use crate::backoff::{Backoff, BackoffPolicy};
@@ -74,7 +80,17 @@ enum Internal {
         key: String,
         outcome: SendOutcome,
     },
+    /// Every page of a notifications list read.
+    Notifications {
+        result: Result<Vec<Notification>, ClientError>,
+    },
 }
+
+/// Pages of the notifications list read at most in one go (each `PAGE_LIMIT_MAX` long): far
+/// beyond what the per-asker cap lets a few askers fill, and a bound all the same.
+const NOTIFICATION_PAGES_MAX: usize = 20;
+/// Tries of a dismissal the server did not take (it is already gone on this machine).
+const DISMISS_ATTEMPTS: u32 = 6;
 
 /// The engine's grip on a running account task.
 pub(crate) struct AccountHandle {
@@ -287,7 +303,7 @@ impl AccountTask {
             Effect::FetchInteraction { id } => self.fetch_interaction(id),
             Effect::Notify { id } => {
                 if let Some(card) = self.inbox.card(&id) {
-                    self.publisher.notification(Notification {
+                    self.publisher.notification(NativeNotification {
                         account: self.account.id.clone(),
                         kind: NotificationKind::Show {
                             card: Box::new(card),
@@ -296,12 +312,63 @@ impl AccountTask {
                 }
             }
             Effect::WithdrawNotification { id } => {
-                self.publisher.notification(Notification {
+                self.publisher.notification(NativeNotification {
                     account: self.account.id.clone(),
                     kind: NotificationKind::Withdraw { id },
                 });
             }
+            Effect::MarkNotificationRead { id } => {
+                let api = self.api.clone();
+                tokio::spawn(async move {
+                    // Display-only on the server: a lost mark costs nothing but its echo.
+                    if let Err(e) = api.mark_notification_read(&id).await {
+                        debug!(notification = %id, error = %e, "marking read failed");
+                    }
+                });
+            }
+            Effect::DismissNotification { id } => {
+                let api = self.api.clone();
+                let policy = self.config.backoff;
+                tokio::spawn(async move {
+                    let mut backoff = Backoff::new(policy);
+                    for attempt in 1..=DISMISS_ATTEMPTS {
+                        match api.dismiss_notification(&id).await {
+                            Ok(_) => return,
+                            Err(e) if e.status() == Some(404) => return,
+                            Err(e) if attempt == DISMISS_ATTEMPTS => {
+                                warn!(notification = %id, error = %e, "dismissal not delivered");
+                            }
+                            Err(_) => tokio::time::sleep(backoff.next_delay()).await,
+                        }
+                    }
+                });
+            }
         }
+    }
+
+    /// Read every page of the notifications list; the board merges it when it arrives.
+    fn fetch_notifications(&mut self) {
+        self.apply(Input::NotificationsFetching);
+        let (api, tx) = (self.api.clone(), self.internal_tx.clone());
+        tokio::spawn(async move {
+            let result = async {
+                let mut items = Vec::new();
+                let mut cursor: Option<String> = None;
+                for _ in 0..NOTIFICATION_PAGES_MAX {
+                    let page = api
+                        .list_notifications(Some(PAGE_LIMIT_MAX), cursor.as_deref())
+                        .await?;
+                    items.extend(page.items);
+                    match page.next_cursor {
+                        Some(next) => cursor = Some(next),
+                        None => break,
+                    }
+                }
+                Ok(items)
+            }
+            .await;
+            let _ = tx.send(Internal::Notifications { result }).await;
+        });
     }
 
     // ---- commands from the app --------------------------------------------------------
@@ -318,7 +385,11 @@ impl AccountTask {
                     Input::Dismiss { id } => Some(id.clone()),
                     _ => None,
                 };
+                let refresh = matches!(input, Input::Refresh);
                 self.apply(input);
+                if refresh {
+                    self.fetch_notifications();
+                }
                 if let Some(id) = dismissed.filter(|id| self.inbox.card(id).is_none()) {
                     self.forget_verdicts(&id);
                 }
@@ -463,6 +534,13 @@ impl AccountTask {
                 }
             },
             Internal::Sent { key, outcome } => self.sent(key, outcome),
+            Internal::Notifications { result } => match result {
+                Ok(items) => self.apply(Input::NotificationsLoaded { items }),
+                // The next stream (re)open or refresh reads the list again.
+                Err(e) => {
+                    warn!(account = %self.account.id, error = %e, "notifications list failed")
+                }
+            },
         }
     }
 
@@ -473,13 +551,23 @@ impl AccountTask {
                 self.backoff.reset();
                 self.timers.retry = None;
                 self.apply(Input::StreamOpened);
+                // The stream is tail-only: read the notifications now that it carries the
+                // rest (the board keeps what arrives live meanwhile).
+                self.fetch_notifications();
                 // A fresh connection is a good moment to try the outbox again at once.
                 self.timers.outbox = None;
                 self.deliver_next();
                 self.retry_fetches();
             }
             StreamSignal::Event(raw) => match raw.parse() {
-                Ok(event) => self.apply(Input::StreamEvent { id: raw.id, event }),
+                Ok(event) => {
+                    // Events were lost: the cards refetch (the machine), and so does the board.
+                    let reset = matches!(event, StreamEvent::Reset(_));
+                    self.apply(Input::StreamEvent { id: raw.id, event });
+                    if reset {
+                        self.fetch_notifications();
+                    }
+                }
                 // Never log the data: it may carry a question's private content.
                 Err(e) => {
                     warn!(account = %self.account.id, event = %raw.name, error = %e, "stream frame skipped")

@@ -147,6 +147,7 @@ impl EngineError {
     pub fn field(&self) -> Option<&str> {
         match self {
             EngineError::Invalid(e) => Some(&e.field),
+            EngineError::Client(e) => e.field(),
             _ => None,
         }
     }
@@ -405,6 +406,36 @@ impl Engine {
             .await
     }
 
+    /// The reviewer opened a notification: read here at once, and the server is told.
+    pub async fn open_notification(&self, account: &str, id: &str) -> Result<(), EngineError> {
+        self.input(account, Input::OpenNotification { id: id.to_owned() })
+            .await
+    }
+
+    /// The reviewer dismissed a notification: gone here at once, and the server is told
+    /// (retried while it cannot be reached).
+    pub async fn dismiss_notification(&self, account: &str, id: &str) -> Result<(), EngineError> {
+        self.input(account, Input::DismissNotification { id: id.to_owned() })
+            .await
+    }
+
+    /// Submit a notification's form. Sent at once (a submission is welcome whenever it
+    /// arrives, so it is not kept in the outbox); the server checks it against the schema and a
+    /// refusal names the field ([`EngineError::field`]). The board learns the new count from
+    /// the stream.
+    pub async fn submit_notification(
+        &self,
+        account: &str,
+        id: &str,
+        value: Value,
+    ) -> Result<inbox_protocol::Submission, EngineError> {
+        let api: ApiClient = self.ask(account, Command::Client).await?;
+        let key = crate::api::new_idempotency_key();
+        Ok(api
+            .submit_notification(id, &inbox_protocol::SubmitRequest { value }, &key)
+            .await?)
+    }
+
     /// Refetch the pending list and merge it in (the reviewer asked).
     pub async fn refresh(&self, account: &str) -> Result<(), EngineError> {
         self.input(account, Input::Refresh).await
@@ -444,7 +475,12 @@ impl Engine {
     async fn input(&self, account: &str, input: Input) -> Result<(), EngineError> {
         if !matches!(
             input,
-            Input::MarkRead { .. } | Input::MarkAllRead | Input::Dismiss { .. } | Input::Refresh
+            Input::MarkRead { .. }
+                | Input::MarkAllRead
+                | Input::Dismiss { .. }
+                | Input::Refresh
+                | Input::OpenNotification { .. }
+                | Input::DismissNotification { .. }
         ) {
             return Err(EngineError::NotAnAppInput);
         }

@@ -11,6 +11,7 @@ mod ask;
 mod external;
 mod form;
 mod media;
+mod notification;
 mod options;
 mod park;
 mod schema_guard;
@@ -42,6 +43,24 @@ pub struct AcceptedAsk {
 /// Check an ask against every rule of the contract. `now` anchors a sync `timeout_s`.
 pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk, ValidationError> {
     ask::validate(req, now)
+}
+
+/// Check a notification: the ask rules for its prompt, media, form and metadata, and its
+/// `body` bound. Nothing about it waits, so there is no deadline to resolve.
+pub fn validate_notification(
+    req: &crate::notification::NotificationRequest,
+    now: DateTime<Utc>,
+) -> Result<(), ValidationError> {
+    notification::validate(req, now)
+}
+
+/// Check a submission of a notification's form (compiles the schema each time; a server
+/// keeps [`AnswerRules::for_notification`]).
+pub fn validate_submission(
+    notification: &crate::notification::Notification,
+    value: &Value,
+) -> Result<(), ValidationError> {
+    AnswerRules::for_notification(notification)?.check_submission(notification, value)
 }
 
 /// Check a park: each question by the ask rules (fields named `asks[i].…`), every one async

@@ -176,7 +176,7 @@ pub(crate) fn prepare(
 
 /// Replace each inline `data:image/*` URL by a same-origin media reference and return the
 /// bytes to store. Validation already admitted these URIs; a refusal here is a safety net.
-fn store_inline_media(
+pub(super) fn store_inline_media(
     items: Vec<MediaItem>,
     field_prefix: &str,
 ) -> Result<(Vec<MediaItem>, Vec<MediaBlob>), ApiError> {

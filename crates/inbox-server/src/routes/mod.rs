@@ -8,6 +8,7 @@ mod decline;
 mod health;
 mod list;
 mod media;
+mod notification;
 mod park;
 mod read;
 mod resolution;
@@ -78,6 +79,27 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/parks/{id}/redeliver",
             post(park::redeliver::redeliver),
+        )
+        .route(
+            paths::NOTIFICATIONS,
+            get(notification::list::list).post(notification::create::create),
+        )
+        .route("/api/notifications/{id}", get(notification::read::read))
+        .route(
+            "/api/notifications/{id}/read",
+            post(notification::mark::read),
+        )
+        .route(
+            "/api/notifications/{id}/dismiss",
+            post(notification::mark::dismiss),
+        )
+        .route(
+            "/api/notifications/{id}/submit",
+            post(notification::submit::submit),
+        )
+        .route(
+            "/api/notifications/{id}/submissions",
+            get(notification::submissions::submissions),
         )
         .route(paths::AGUI_RUNS, post(agui::create))
         .route("/api/agui/runs/{id}", get(agui::read))

@@ -7,6 +7,7 @@
 //! SQLite uses a decimal sequence number, Redis the stream id.
 
 pub mod agui;
+pub mod notification;
 mod page;
 pub mod park;
 pub mod redis;
@@ -16,12 +17,14 @@ mod transition;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    AguiRun, Interaction, InteractionPage, Park, ResetReason, StatusFilter, StreamEvent, Verifier,
+    AguiRun, Interaction, InteractionPage, Notification, NotificationPage, Park, ResetReason,
+    StatusFilter, StreamEvent, Submission, Verifier,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
 pub use self::agui::{AguiTurn, NewAguiRun, TurnResult};
+pub use self::notification::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 pub use self::park::{ClaimOutcome, Delivery, DeliveryResult, NewPark};
 pub use self::redis::RedisStore;
 pub use sqlite::SqliteStore;
@@ -270,6 +273,58 @@ pub trait Store: Send + Sync + 'static {
     /// Queue a `failed` webhook park for delivery again (attempts start over); `false` when
     /// the park is not `failed`.
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError>;
+
+    // Notifications (`notification.rs`; `sqlite/notification.rs`, `redis/notification.rs`).
+
+    /// Store a notification (with its media) and emit `notification_added`, unless its asker
+    /// is at the outstanding limit. A claim is scoped to the asker: the same key and
+    /// fingerprint replay the notification created then.
+    async fn insert_notification(
+        &self,
+        new: NewNotification,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<CreateOutcome, StoreError>;
+
+    async fn get_notification(&self, id: &str) -> Result<Option<Notification>, StoreError>;
+
+    /// Outstanding (not dismissed) notifications, newest first, `limit` at most after
+    /// `cursor`, with the stream cursor read atomically with the page.
+    async fn list_notifications(
+        &self,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<NotificationPage, StoreError>;
+
+    /// Set `read_at` or `dismissed_at` once (a repeat changes nothing and emits nothing);
+    /// emits `notification_updated` when it changed. `None` for an unknown one.
+    async fn mark_notification(
+        &self,
+        id: &str,
+        mark: Mark,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Notification>, StoreError>;
+
+    /// Store a submission of an outstanding notification, under its cap, giving it the next
+    /// ordinal; emits `submitted` and `notification_updated`. A claim is scoped to the
+    /// notification.
+    async fn submit(
+        &self,
+        id: &str,
+        new: NewSubmission,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<SubmitOutcome, StoreError>;
+
+    /// Every submission of a notification, oldest first (at most its cap).
+    async fn submissions(&self, id: &str) -> Result<Vec<Submission>, StoreError>;
+
+    /// Delete up to `limit` notifications dismissed at or before `before`, with their media,
+    /// submissions and idempotency records; returns their ids (no event: clients dropped
+    /// them when they were dismissed).
+    async fn prune_dismissed(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
 
     // AG-UI runs (`agui.rs`). The step that resolves an `agui` park queues its run's turn.
 

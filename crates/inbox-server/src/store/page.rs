@@ -2,7 +2,8 @@
 //! newest first, and the cursor is the rank of the last item served, written `r<rank>`.
 
 use inbox_protocol::caps::PAGE_MAX_BYTES;
-use inbox_protocol::{Interaction, InteractionPage};
+use inbox_protocol::{Interaction, InteractionPage, Notification, NotificationPage};
+use serde::Serialize;
 
 use super::StoreError;
 
@@ -24,19 +25,43 @@ pub(crate) fn assemble(
     limit: usize,
     stream_cursor: String,
 ) -> InteractionPage {
+    let (items, next_cursor) = take(rows, limit);
+    InteractionPage {
+        items,
+        next_cursor,
+        stream_cursor,
+    }
+}
+
+/// The same paging for notifications.
+pub(crate) fn assemble_notifications(
+    rows: Vec<(i64, Option<Notification>)>,
+    limit: usize,
+    stream_cursor: String,
+) -> NotificationPage {
+    let (items, next_cursor) = take(rows, limit);
+    NotificationPage {
+        items,
+        next_cursor,
+        stream_cursor,
+    }
+}
+
+/// The items of one page and the cursor of the next (see [`assemble`]).
+fn take<T: Serialize>(rows: Vec<(i64, Option<T>)>, limit: usize) -> (Vec<T>, Option<String>) {
     let mut more = rows.len() > limit;
     let mut items = Vec::new();
     let mut last_rank = None;
     let mut bytes = 0usize;
-    for (rank, ia) in rows.into_iter().take(limit) {
-        if let Some(ia) = ia {
-            let size = serde_json::to_vec(&ia).map_or(0, |v| v.len());
+    for (rank, item) in rows.into_iter().take(limit) {
+        if let Some(item) = item {
+            let size = serde_json::to_vec(&item).map_or(0, |v| v.len());
             if !items.is_empty() && bytes + size > PAGE_MAX_BYTES {
                 more = true;
                 break;
             }
             bytes += size;
-            items.push(ia);
+            items.push(item);
         }
         last_rank = Some(rank);
     }
@@ -45,9 +70,5 @@ pub(crate) fn assemble(
     } else {
         None
     };
-    InteractionPage {
-        items,
-        next_cursor,
-        stream_cursor,
-    }
+    (items, next_cursor)
 }

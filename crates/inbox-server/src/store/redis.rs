@@ -14,6 +14,7 @@ mod agui;
 mod entry;
 mod follower;
 mod keys;
+mod notification;
 mod park;
 mod scripts;
 mod stream_id;
@@ -41,6 +42,7 @@ use super::{
     PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia,
     StoredTicket, TicketMatch, page, transition,
 };
+use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 
 /// The key prefix when none is configured.
 pub const DEFAULT_PREFIX: &str = "inbox";
@@ -680,5 +682,58 @@ impl Store for RedisStore {
         .map_err(|_| RedisError::from((redis::ErrorKind::IoError, "redis ping timed out")))?;
         pong?;
         Ok(())
+    }
+
+    async fn insert_notification(
+        &self,
+        new: NewNotification,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.nt_insert(new, claim).await
+    }
+
+    async fn get_notification(
+        &self,
+        id: &str,
+    ) -> Result<Option<inbox_protocol::Notification>, StoreError> {
+        self.nt_get(id).await
+    }
+
+    async fn list_notifications(
+        &self,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<inbox_protocol::NotificationPage, StoreError> {
+        self.nt_list(limit, cursor).await
+    }
+
+    async fn mark_notification(
+        &self,
+        id: &str,
+        mark: Mark,
+        now: DateTime<Utc>,
+    ) -> Result<Option<inbox_protocol::Notification>, StoreError> {
+        self.nt_mark(id, mark, now).await
+    }
+
+    async fn submit(
+        &self,
+        id: &str,
+        new: NewSubmission,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<SubmitOutcome, StoreError> {
+        self.nt_submit(id, new, claim).await
+    }
+
+    async fn submissions(&self, id: &str) -> Result<Vec<inbox_protocol::Submission>, StoreError> {
+        self.nt_submissions(id).await
+    }
+
+    async fn prune_dismissed(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.nt_prune(before, limit).await
     }
 }

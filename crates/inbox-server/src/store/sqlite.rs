@@ -4,6 +4,7 @@
 //! leave in exactly the order of their sequence numbers.
 
 mod agui;
+mod notification;
 mod park;
 
 use std::path::Path;
@@ -12,8 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    AguiRun, Interaction, InteractionPage, Park, RemovedEvent, RemovedReason, ResetReason, Status,
-    StreamEvent,
+    AguiRun, Interaction, InteractionPage, Notification, NotificationPage, Park, RemovedEvent,
+    RemovedReason, ResetReason, Status, StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
@@ -23,6 +24,7 @@ use super::{
     NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent,
     StoredMedia, TicketMatch, TurnResult, page, transition,
 };
+use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
 const LIVE_CAPACITY: usize = 4096;
@@ -105,6 +107,7 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(park::SCHEMA)?;
+        conn.execute_batch(notification::SCHEMA)?;
         conn.execute_batch(agui::SCHEMA)?;
         migrate_plain_tickets(&mut conn)?;
         migrate_asker_and_resolved_at(&conn)?;
@@ -844,6 +847,99 @@ impl Store for SqliteStore {
             let run = agui::retry(&tx, &id, now)?;
             tx.commit()?;
             Ok(run)
+        })
+        .await
+    }
+    async fn insert_notification(
+        &self,
+        new: NewNotification,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let (outcome, events) = notification::insert(&tx, inner, &new, claim.as_ref())?;
+            tx.commit()?;
+            inner.publish(events);
+            Ok(outcome)
+        })
+        .await
+    }
+
+    async fn get_notification(&self, id: &str) -> Result<Option<Notification>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| notification::load(conn, &id))
+            .await
+    }
+
+    async fn list_notifications(
+        &self,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<NotificationPage, StoreError> {
+        let before = match &cursor {
+            Some(c) => page::parse_cursor(c)?,
+            None => i64::MAX,
+        };
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let rows = notification::page(&tx, limit, before)?;
+            let stream_cursor = tail_seq(&tx)?.to_string();
+            tx.commit()?;
+            Ok(page::assemble_notifications(rows, limit, stream_cursor))
+        })
+        .await
+    }
+
+    async fn mark_notification(
+        &self,
+        id: &str,
+        mark: Mark,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Notification>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let (marked, events) = notification::mark(&tx, inner, &id, mark, now)?;
+            tx.commit()?;
+            inner.publish(events);
+            Ok(marked)
+        })
+        .await
+    }
+
+    async fn submit(
+        &self,
+        id: &str,
+        new: NewSubmission,
+        claim: Option<IdempotencyClaim>,
+    ) -> Result<SubmitOutcome, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let (outcome, events) = notification::submit(&tx, inner, &id, &new, claim.as_ref())?;
+            tx.commit()?;
+            inner.publish(events);
+            Ok(outcome)
+        })
+        .await
+    }
+
+    async fn submissions(&self, id: &str) -> Result<Vec<inbox_protocol::Submission>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| notification::submissions(conn, &id))
+            .await
+    }
+
+    async fn prune_dismissed(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let ids = notification::prune(&tx, before, limit)?;
+            tx.commit()?;
+            Ok(ids)
         })
         .await
     }

@@ -250,7 +250,10 @@ impl Harness {
         for effect in outcome.effects {
             match effect {
                 // Notifications are the desktop's business; nothing to simulate.
-                Effect::Notify { .. } | Effect::WithdrawNotification { .. } => {}
+                Effect::Notify { .. }
+                | Effect::WithdrawNotification { .. }
+                | Effect::MarkNotificationRead { .. }
+                | Effect::DismissNotification { .. } => {}
                 other => self.effects.push(other),
             }
         }
@@ -264,7 +267,10 @@ impl Harness {
             Effect::FetchInteraction { id } => self.requests.push(Request::Item(id)),
             Effect::OpenStream { last_event_id } => self.connect(last_event_id),
             Effect::CloseStream => self.connection = None,
-            Effect::Notify { .. } | Effect::WithdrawNotification { .. } => {}
+            Effect::Notify { .. }
+            | Effect::WithdrawNotification { .. }
+            | Effect::MarkNotificationRead { .. }
+            | Effect::DismissNotification { .. } => {}
         }
     }
 

@@ -83,6 +83,7 @@ fn run(row: Row) {
             pending,
             unread,
             queued,
+            notifications_unread: 0,
         };
         assert_eq!(inbox.counts(), want, "{name}: counts");
     }

@@ -2,6 +2,7 @@
 import type { Card } from "../Card";
 import type { ConnectionStatus } from "../ConnectionStatus";
 import type { Counts } from "../Counts";
+import type { Notification } from "../Notification";
 import type { AccountView } from "./AccountView";
 
 /**
@@ -12,6 +13,10 @@ export type InboxSnapshot = { accounts: Array<AccountView>,
  * Every account's cards, each list in display order.
  */
 cards: Array<Card>, connections: { [key in string]?: ConnectionStatus }, counts: { [key in string]?: Counts }, 
+/**
+ * Every account's outstanding notifications, newest first.
+ */
+notifications: { [key in string]?: Array<Notification> }, 
 /**
  * The `inbox ask …` command line for the empty state (local mode only). It names the
  * tokens file that holds the asker token; it never contains a token itself.

@@ -101,6 +101,68 @@ impl Keys {
         format!("{}{park_id}", self.lease_prefix())
     }
 
+    /// Hash of one notification: `head` (its JSON up to the changing fields, see
+    /// `store::notification::head_json`), `asker`, `rank`, `read_at`/`dismissed_at` (each a
+    /// JSON string, absent while unset), `count` (submissions), `media` (its media ids,
+    /// space-separated) and `idem` (the create `Idempotency-Key`, for pruning).
+    pub fn notification(&self, id: &str) -> String {
+        format!("{}{id}", self.notification_prefix())
+    }
+
+    /// The part of [`Keys::notification`] before the id (the scripts append ids themselves).
+    pub fn notification_prefix(&self) -> String {
+        format!("{}:nt:", self.prefix)
+    }
+
+    /// Counter handing out notification ranks.
+    pub fn notification_rank(&self) -> String {
+        format!("{}:nt-rank", self.prefix)
+    }
+
+    /// Sorted set of outstanding (not dismissed) notification ids by rank: the list door.
+    pub fn notifications_outstanding(&self) -> String {
+        format!("{}:nt-outstanding", self.prefix)
+    }
+
+    /// Counter of an asker's outstanding notifications (the per-asker cap).
+    pub fn outstanding_of(&self, asker: &str) -> String {
+        format!("{}{asker}", self.outstanding_of_prefix())
+    }
+
+    pub fn outstanding_of_prefix(&self) -> String {
+        format!("{}:nt-outstanding-of:", self.prefix)
+    }
+
+    /// Sorted set of dismissed notification ids by when (unix ms), for pruning.
+    pub fn notifications_dismissed(&self) -> String {
+        format!("{}:nt-dismissed", self.prefix)
+    }
+
+    /// List of one notification's submissions (JSON), oldest first.
+    pub fn submissions(&self, id: &str) -> String {
+        format!("{}:nt-sub:{id}", self.prefix)
+    }
+
+    /// Hash of idempotency records (`f:<key>` fingerprint, `b:<key>` result) of the create
+    /// door for one asker.
+    pub fn create_idempotency(&self, asker: &str) -> String {
+        format!("{}{asker}", self.create_idempotency_prefix())
+    }
+
+    pub fn create_idempotency_prefix(&self) -> String {
+        format!("{}:nt-idem-create:", self.prefix)
+    }
+
+    /// Hash of idempotency records of the submit door for one notification.
+    pub fn submit_idempotency(&self, id: &str) -> String {
+        format!("{}:nt-idem-submit:{id}", self.prefix)
+    }
+
+    /// The part of [`Keys::media`] before the id.
+    pub fn media_prefix(&self) -> String {
+        format!("{}:media:", self.prefix)
+    }
+
     /// Hash of one AG-UI run: `body` (the AguiRun as its last turn reported it, JSON), `live`
     /// (the run as the current turn streams), `input` (JSON) and `headers` (JSON, secrets:
     /// never returned by a read).

@@ -347,6 +347,135 @@ end
 return out
 "#;
 
+/// A notification's whole JSON from its hash (see `Keys::notification`), or nil when absent:
+/// string concatenation of JSON texts Rust wrote, so no user JSON is parsed or re-encoded here.
+const NT_JSON: &str = r#"
+local function nt_json(key)
+  local f = redis.call('HMGET', key, 'head', 'read_at', 'dismissed_at', 'count')
+  if not f[1] then return nil end
+  return f[1] .. ',"read_at":' .. (f[2] or 'null') .. ',"dismissed_at":' .. (f[3] or 'null')
+    .. ',"submissions":' .. (f[4] or '0') .. '}'
+end
+"#;
+
+/// Stores a notification under its asker's outstanding cap, with an optional idempotency record.
+/// KEYS: notification, rank counter, outstanding set, the asker's outstanding counter, events,
+/// the asker's create-idempotency hash, then one key per media blob.
+/// ARGV: id, head JSON, asker, maxlen, limit, idempotency key (or ""), fingerprint, the
+/// notification key prefix, media ids (space-separated), media count, then (content type,
+/// bytes) per blob.
+/// Returns {"created", json} | {"replayed", json} | {"conflict"} | {"at_limit"}.
+const NT_INSERT: &str = r#"
+if ARGV[6] ~= '' then
+  local earlier = redis.call('HMGET', KEYS[6], 'f:' .. ARGV[6], 'b:' .. ARGV[6])
+  if earlier[1] then
+    if earlier[1] ~= ARGV[7] then return {'conflict'} end
+    local body = nt_json(ARGV[8] .. earlier[2])
+    if body then return {'replayed', body} end
+  end
+end
+if tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[5]) then return {'at_limit'} end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.error_reply('ERR notification id already stored')
+end
+local rank = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'head', ARGV[2], 'asker', ARGV[3], 'rank', rank, 'count', 0,
+  'media', ARGV[9], 'idem', ARGV[6])
+redis.call('ZADD', KEYS[3], rank, ARGV[1])
+redis.call('INCR', KEYS[4])
+for i = 1, tonumber(ARGV[10]) do
+  redis.call('HSET', KEYS[6 + i], 'ct', ARGV[9 + 2 * i], 'bytes', ARGV[10 + 2 * i])
+end
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[6], 'f:' .. ARGV[6], ARGV[7], 'b:' .. ARGV[6], ARGV[1])
+end
+local body = nt_json(KEYS[1])
+append(KEYS[5], ARGV[4], 'notification_added', body)
+return {'created', body}
+"#;
+
+/// Sets `read_at` or `dismissed_at` once; dismissing also reads, leaves the outstanding set
+/// and counter and enters the dismissed set.
+/// KEYS: notification, outstanding set, dismissed set, events.
+/// ARGV: "read_at" | "dismissed_at", now as a JSON string, now in unix ms, maxlen, id, the
+/// outstanding counter key prefix.
+/// Returns {"changed", json} | {"same", json} | {"not_found"}.
+const NT_MARK: &str = r#"
+local asker = redis.call('HGET', KEYS[1], 'asker')
+if not asker then return {'not_found'} end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {'same', nt_json(KEYS[1])} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[1] == 'dismissed_at' then
+  redis.call('HSETNX', KEYS[1], 'read_at', ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[5])
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[5])
+  local out = ARGV[6] .. asker
+  if tonumber(redis.call('GET', out) or '0') > 0 then redis.call('DECR', out) end
+end
+local body = nt_json(KEYS[1])
+append(KEYS[4], ARGV[4], 'notification_updated', body)
+return {'changed', body}
+"#;
+
+/// Stores a submission of an outstanding notification under its cap, giving it the next
+/// ordinal. KEYS: notification, its submissions list, its submit-idempotency hash, events.
+/// ARGV: submission JSON up to its ordinal, idempotency key (or ""), fingerprint, limit, maxlen.
+/// Returns {"submitted", json} | {"replayed", json} | {"conflict"} | {"at_limit"} | {"not_found"}.
+const NT_SUBMIT: &str = r#"
+if ARGV[2] ~= '' then
+  local earlier = redis.call('HMGET', KEYS[3], 'f:' .. ARGV[2], 'b:' .. ARGV[2])
+  if earlier[1] then
+    if earlier[1] == ARGV[3] then return {'replayed', earlier[2]} end
+    return {'conflict'}
+  end
+end
+local state = redis.call('HMGET', KEYS[1], 'asker', 'dismissed_at', 'count')
+if not state[1] or state[2] then return {'not_found'} end
+if tonumber(state[3] or '0') >= tonumber(ARGV[4]) then return {'at_limit'} end
+local ordinal = redis.call('HINCRBY', KEYS[1], 'count', 1)
+local body = ARGV[1] .. ',"ordinal":' .. ordinal .. '}'
+redis.call('RPUSH', KEYS[2], body)
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[3], 'f:' .. ARGV[2], ARGV[3], 'b:' .. ARGV[2], body)
+end
+append(KEYS[4], ARGV[5], 'submitted', body)
+append(KEYS[4], ARGV[5], 'notification_updated', nt_json(KEYS[1]))
+return {'submitted', body}
+"#;
+
+/// Outstanding notifications, newest first, and the stream's tail id, read at one moment.
+/// KEYS: outstanding set, events. ARGV: exclusive upper rank ("+inf" or "(<rank>"), how many,
+/// the notification key prefix. Returns {tail id, rank, json, rank, json, ...}.
+const NT_PAGE: &str = r#"
+local tail = '0-0'
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if last[1] then tail = last[1][1] end
+local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+local out = {tail}
+for i = 1, #ids, 2 do
+  out[#out + 1] = ids[i + 1]
+  out[#out + 1] = nt_json(ARGV[3] .. ids[i]) or ''
+end
+return out
+"#;
+
+/// Deletes a dismissed notification with its media, submissions and idempotency records.
+/// KEYS: notification, dismissed set, submissions list, submit-idempotency hash.
+/// ARGV: id, media key prefix, create-idempotency key prefix. Returns 1 when pruned, else 0.
+const NT_PRUNE: &str = r#"
+redis.call('ZREM', KEYS[2], ARGV[1])
+local f = redis.call('HMGET', KEYS[1], 'dismissed_at', 'media', 'asker', 'idem')
+if not f[1] then return 0 end
+if f[2] then
+  for media_id in string.gmatch(f[2], '%S+') do redis.call('DEL', ARGV[2] .. media_id) end
+end
+if f[4] and f[4] ~= '' then
+  redis.call('HDEL', ARGV[3] .. f[3], 'f:' .. f[4], 'b:' .. f[4])
+end
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+return 1
+"#;
+
 /// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
 pub struct Scripts {
     pub insert: Script,
@@ -358,6 +487,11 @@ pub struct Scripts {
     pub delivery_lease: Script,
     pub delivery_finish: Script,
     pub delivery_redeliver: Script,
+    pub nt_insert: Script,
+    pub nt_mark: Script,
+    pub nt_submit: Script,
+    pub nt_page: Script,
+    pub nt_prune: Script,
     pub agui_insert: Script,
     pub agui_finish: Script,
     pub agui_interrupt: Script,
@@ -378,6 +512,11 @@ impl Scripts {
             delivery_lease: Script::new(DELIVERY_LEASE),
             delivery_finish: Script::new(DELIVERY_FINISH),
             delivery_redeliver: Script::new(DELIVERY_REDELIVER),
+            nt_insert: Script::new(&format!("{APPEND}{NT_JSON}{NT_INSERT}")),
+            nt_mark: Script::new(&format!("{APPEND}{NT_JSON}{NT_MARK}")),
+            nt_submit: Script::new(&format!("{APPEND}{NT_JSON}{NT_SUBMIT}")),
+            nt_page: Script::new(&format!("{NT_JSON}{NT_PAGE}")),
+            nt_prune: Script::new(NT_PRUNE),
             agui_insert: Script::new(AGUI_INSERT),
             agui_finish: Script::new(&format!("{AGUI_FINISH_FN}{AGUI_FINISH}")),
             // PARK_INSERT as a function: its refusals come before its writes, so returning one

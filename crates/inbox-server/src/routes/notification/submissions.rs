@@ -1,0 +1,22 @@
+//! `GET /api/notifications/{id}/submissions` — every submission so far, oldest first, for the
+//! notification's asker (or a reviewer); another asker gets the uniform 404.
+
+use axum::Json;
+use axum::extract::State;
+use inbox_protocol::SubmissionList;
+
+use super::visible;
+use crate::auth::Principal;
+use crate::error::ApiError;
+use crate::routes::PathId;
+use crate::state::AppState;
+
+pub async fn submissions(
+    State(state): State<AppState>,
+    principal: Principal,
+    PathId(id): PathId,
+) -> Result<Json<SubmissionList>, ApiError> {
+    let n = visible(&state, &principal, &id).await?;
+    let items = state.store().submissions(&n.id).await?;
+    Ok(Json(SubmissionList { items }))
+}

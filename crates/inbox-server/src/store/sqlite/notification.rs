@@ -1,0 +1,289 @@
+//! Notifications in the embedded store: tables of their own, each mutation one `IMMEDIATE`
+//! transaction, so a cap counted and the row written commit together.
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{Notification, StreamEvent, Submission};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::Inner;
+use crate::store::notification::{
+    CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome,
+};
+use crate::store::{IdempotencyClaim, StoreError, StoredEvent};
+
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS notifications (
+    rank         INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: pages run newest first
+    id           TEXT NOT NULL UNIQUE,
+    asker        TEXT NOT NULL,
+    dismissed_at INTEGER,                            -- unix ms; NULL while outstanding
+    body         TEXT NOT NULL                       -- the Notification as JSON
+);
+CREATE INDEX IF NOT EXISTS notifications_outstanding_by_asker
+    ON notifications(asker) WHERE dismissed_at IS NULL;
+CREATE INDEX IF NOT EXISTS notifications_dismissed
+    ON notifications(dismissed_at) WHERE dismissed_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS submissions (
+    notification_id TEXT NOT NULL,
+    ordinal         INTEGER NOT NULL,
+    body            TEXT NOT NULL,                   -- the Submission as JSON
+    PRIMARY KEY (notification_id, ordinal)
+);
+-- Idempotency of notification doors: `scope` is `create:<asker>` or `submit:<notification id>`;
+-- `result` the id created (create) or the Submission JSON (submit).
+CREATE TABLE IF NOT EXISTS notification_idempotency (
+    scope       TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    result      TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+";
+
+pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Notification>, StoreError> {
+    let body: Option<String> = conn
+        .query_row(
+            "SELECT body FROM notifications WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+}
+
+fn earlier(
+    tx: &Transaction<'_>,
+    scope: &str,
+    claim: &IdempotencyClaim,
+) -> Result<Option<(bool, String)>, StoreError> {
+    Ok(tx
+        .query_row(
+            "SELECT fingerprint, result FROM notification_idempotency WHERE scope = ?1 AND key = ?2",
+            params![scope, claim.key],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+        )
+        .optional()?
+        .map(|(fingerprint, result)| (fingerprint == claim.fingerprint, result)))
+}
+
+fn remember(
+    tx: &Transaction<'_>,
+    scope: &str,
+    claim: &IdempotencyClaim,
+    result: &str,
+    notification_id: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO notification_idempotency (scope, key, fingerprint, result, notification_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![scope, claim.key, claim.fingerprint, result, notification_id],
+    )?;
+    Ok(())
+}
+
+pub(super) fn insert(
+    tx: &Transaction<'_>,
+    inner: &Inner,
+    new: &NewNotification,
+    claim: Option<&IdempotencyClaim>,
+) -> Result<(CreateOutcome, Vec<StoredEvent>), StoreError> {
+    let n = &new.notification;
+    let scope = format!("create:{}", n.asker);
+    if let Some(claim) = claim
+        && let Some((same, id)) = earlier(tx, &scope, claim)?
+    {
+        if !same {
+            return Ok((CreateOutcome::IdempotencyConflict, vec![]));
+        }
+        // Pruned since: the replay has nothing left to show, so it is made again.
+        if let Some(n) = load(tx, &id)? {
+            return Ok((CreateOutcome::Replayed(n), vec![]));
+        }
+        tx.execute(
+            "DELETE FROM notification_idempotency WHERE scope = ?1 AND key = ?2",
+            params![scope, claim.key],
+        )?;
+    }
+    let outstanding: i64 = tx.query_row(
+        "SELECT count(*) FROM notifications WHERE asker = ?1 AND dismissed_at IS NULL",
+        [&n.asker],
+        |row| row.get(0),
+    )?;
+    if usize::try_from(outstanding).unwrap_or(usize::MAX) >= new.outstanding_limit {
+        return Ok((
+            CreateOutcome::AtLimit {
+                limit: new.outstanding_limit,
+            },
+            vec![],
+        ));
+    }
+    tx.execute(
+        "INSERT INTO notifications (id, asker, body) VALUES (?1, ?2, ?3)",
+        params![n.id, n.asker, serde_json::to_string(n)?],
+    )?;
+    for blob in &new.media {
+        tx.execute(
+            "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
+            params![blob.id, n.id, blob.content_type, blob.bytes],
+        )?;
+    }
+    if let Some(claim) = claim {
+        remember(tx, &scope, claim, &n.id, &n.id)?;
+    }
+    let event = inner.append_event(tx, StreamEvent::NotificationAdded(n.clone()))?;
+    Ok((CreateOutcome::Created(n.clone()), vec![event]))
+}
+
+fn save(tx: &Transaction<'_>, n: &Notification) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE notifications SET body = ?2, dismissed_at = ?3 WHERE id = ?1",
+        params![
+            n.id,
+            serde_json::to_string(n)?,
+            n.dismissed_at.map(|t| t.timestamp_millis())
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn mark(
+    tx: &Transaction<'_>,
+    inner: &Inner,
+    id: &str,
+    mark: Mark,
+    now: DateTime<Utc>,
+) -> Result<(Option<Notification>, Vec<StoredEvent>), StoreError> {
+    let Some(mut n) = load(tx, id)? else {
+        return Ok((None, vec![]));
+    };
+    let slot = match mark {
+        Mark::Read => &mut n.read_at,
+        Mark::Dismiss => &mut n.dismissed_at,
+    };
+    if slot.is_some() {
+        return Ok((Some(n), vec![]));
+    }
+    *slot = Some(now);
+    // Dismissing something never opened also reads it: nothing is left unread behind it.
+    if mark == Mark::Dismiss && n.read_at.is_none() {
+        n.read_at = Some(now);
+    }
+    save(tx, &n)?;
+    let event = inner.append_event(tx, StreamEvent::NotificationUpdated(n.clone()))?;
+    Ok((Some(n), vec![event]))
+}
+
+pub(super) fn submit(
+    tx: &Transaction<'_>,
+    inner: &Inner,
+    id: &str,
+    new: &NewSubmission,
+    claim: Option<&IdempotencyClaim>,
+) -> Result<(SubmitOutcome, Vec<StoredEvent>), StoreError> {
+    let scope = format!("submit:{id}");
+    if let Some(claim) = claim
+        && let Some((same, body)) = earlier(tx, &scope, claim)?
+    {
+        return Ok((
+            if same {
+                SubmitOutcome::Replayed(serde_json::from_str(&body)?)
+            } else {
+                SubmitOutcome::IdempotencyConflict
+            },
+            vec![],
+        ));
+    }
+    let Some(mut n) = load(tx, id)? else {
+        return Ok((SubmitOutcome::NotFound, vec![]));
+    };
+    if !n.is_outstanding() {
+        return Ok((SubmitOutcome::NotFound, vec![]));
+    }
+    if usize::try_from(n.submissions).unwrap_or(usize::MAX) >= new.limit {
+        return Ok((SubmitOutcome::AtLimit { limit: new.limit }, vec![]));
+    }
+    n.submissions += 1;
+    let submission = Submission {
+        ordinal: n.submissions,
+        ..new.submission.clone()
+    };
+    let body = serde_json::to_string(&submission)?;
+    tx.execute(
+        "INSERT INTO submissions (notification_id, ordinal, body) VALUES (?1, ?2, ?3)",
+        params![id, submission.ordinal, body],
+    )?;
+    save(tx, &n)?;
+    if let Some(claim) = claim {
+        remember(tx, &scope, claim, &body, id)?;
+    }
+    let events = vec![
+        inner.append_event(tx, StreamEvent::Submitted(submission.clone()))?,
+        inner.append_event(tx, StreamEvent::NotificationUpdated(n))?,
+    ];
+    Ok((SubmitOutcome::Submitted(submission), events))
+}
+
+pub(super) fn submissions(conn: &Connection, id: &str) -> Result<Vec<Submission>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT body FROM submissions WHERE notification_id = ?1 ORDER BY ordinal",
+    )?;
+    let bodies: Vec<String> = stmt
+        .query_map([id], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    bodies
+        .iter()
+        .map(|b| serde_json::from_str(b).map_err(StoreError::from))
+        .collect()
+}
+
+pub(super) fn page(
+    tx: &Transaction<'_>,
+    limit: usize,
+    before: i64,
+) -> Result<Vec<(i64, Option<Notification>)>, StoreError> {
+    let fetch = i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1;
+    let mut stmt = tx.prepare_cached(
+        "SELECT rank, body FROM notifications
+         WHERE dismissed_at IS NULL AND rank < ?1 ORDER BY rank DESC LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![before, fetch])?;
+    let mut page = Vec::new();
+    while let Some(row) = rows.next()? {
+        let body: String = row.get(1)?;
+        page.push((row.get(0)?, Some(serde_json::from_str(&body)?)));
+    }
+    Ok(page)
+}
+
+pub(super) fn prune(
+    tx: &Transaction<'_>,
+    before: DateTime<Utc>,
+    limit: usize,
+) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<String> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id FROM notifications
+             WHERE dismissed_at IS NOT NULL AND dismissed_at <= ?1
+             ORDER BY dismissed_at LIMIT ?2",
+        )?;
+        stmt.query_map(
+            params![
+                before.timestamp_millis(),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            |row| row.get(0),
+        )?
+        .collect::<Result<_, _>>()?
+    };
+    for id in &ids {
+        tx.execute("DELETE FROM media WHERE interaction_id = ?1", [id])?;
+        tx.execute("DELETE FROM submissions WHERE notification_id = ?1", [id])?;
+        tx.execute(
+            "DELETE FROM notification_idempotency WHERE notification_id = ?1",
+            [id],
+        )?;
+        tx.execute("DELETE FROM notifications WHERE id = ?1", [id])?;
+    }
+    Ok(ids)
+}

@@ -1,0 +1,461 @@
+//! The notification doors over HTTP against a real server: created at once, listed, read,
+//! dismissed, submitted (validated like a form answer, 400 naming the field with nothing
+//! stored), submissions read back by their asker only and heard by it on the stream. Run on
+//! SQLite, and on two Redis workers (created on one, submitted on the other) when
+//! `INBOX_TEST_REDIS_URL` is set.
+
+mod common;
+mod redis_env;
+
+use std::time::{Duration, Instant};
+
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn call(
+    server: &TestServer,
+    method: Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+    key: Option<&str>,
+) -> (StatusCode, Value) {
+    let mut req = server.request(method, path, Some(token));
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    if let Some(key) = key {
+        req = req.header("Idempotency-Key", key);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+fn form() -> Value {
+    json!({
+        "prompt": "How did the deploy go?",
+        "body": "Tell us whenever you like.",
+        "schema": {"type": "object",
+            "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 5},
+                           "note": {"type": "string"}},
+            "required": ["rating"]},
+        "data": {"values": {"rating": 3}},
+        "metadata": {"run": "r-17"}
+    })
+}
+
+/// The whole story; `asking` is where the asker talks, `reviewing` where the reviewer does
+/// (the same server on SQLite, two workers on Redis).
+async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
+    // The asker's stream: only its own submissions reach it.
+    let mut asker_stream =
+        Sse::open(asking.request(Method::GET, "/api/interactions/stream", Some(ASKER))).await;
+    let mut reviewer_stream = Sse::connect(reviewing, None).await;
+
+    let started = Instant::now();
+    let (status, n) = call(
+        asking,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(form()),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{n}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "returns at once"
+    );
+    let id = n["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("nt_"));
+    assert_eq!(n["asker"], "deploy-bot");
+    assert_eq!(n["read_at"], Value::Null);
+    assert_eq!(n["submissions"], 0);
+    assert!(n.get("expires_at").is_none() && n.get("ticket").is_none());
+
+    let added = reviewer_stream.expect_frame().await;
+    assert_eq!(added.event, "notification_added");
+    assert_eq!(added.data["id"], id.as_str());
+
+    // Reviewers list and read; askers may not list.
+    let (status, page) = call(
+        reviewing,
+        Method::GET,
+        "/api/notifications",
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(page["items"][0]["id"], id.as_str());
+    assert!(page["stream_cursor"].is_string());
+    let (status, _) = call(asking, Method::GET, "/api/notifications", ASKER, None, None).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = call(
+        reviewing,
+        Method::GET,
+        "/api/notifications?limit=0",
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, read) = call(
+        reviewing,
+        Method::POST,
+        &format!("/api/notifications/{id}/read"),
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(read["read_at"].is_string());
+    let updated = reviewer_stream.expect_frame().await;
+    assert_eq!(updated.event, "notification_updated");
+    assert_eq!(updated.data["read_at"], read["read_at"]);
+    // An asker cannot mark or submit.
+    let (status, _) = call(
+        asking,
+        Method::POST,
+        &format!("/api/notifications/{id}/read"),
+        ASKER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // A bad submission: 400 naming the field, nothing stored.
+    let submit = format!("/api/notifications/{id}/submit");
+    for (value, field) in [
+        (json!({"rating": 9}), "rating"),
+        (json!({"note": "no rating"}), "rating"),
+        (json!("just text"), "value"),
+    ] {
+        let (status, err) = call(
+            reviewing,
+            Method::POST,
+            &submit,
+            REVIEWER,
+            Some(json!({"value": value})),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+        assert_eq!(err["error"]["code"], "invalid_answer");
+        assert_eq!(err["error"]["field"], field, "{err}");
+    }
+    let (status, err) = call(
+        reviewing,
+        Method::POST,
+        &submit,
+        REVIEWER,
+        Some(json!({"answer": {}})),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    let submissions = format!("/api/notifications/{id}/submissions");
+    let (_, none) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    assert_eq!(none["items"], json!([]), "nothing stored");
+
+    // A good one, with a key: 201, then the same again replays with 200.
+    let good = json!({"value": {"rating": 4, "note": "smooth"}});
+    let (status, first) = call(
+        reviewing,
+        Method::POST,
+        &submit,
+        REVIEWER,
+        Some(good.clone()),
+        Some("sub-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert_eq!(first["ordinal"], 1);
+    assert_eq!(first["submitted_by"], "alice");
+    let (status, replay) = call(
+        reviewing,
+        Method::POST,
+        &submit,
+        REVIEWER,
+        Some(good),
+        Some("sub-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(replay, first);
+    let (status, _) = call(
+        reviewing,
+        Method::POST,
+        &submit,
+        REVIEWER,
+        Some(json!({"value": {"rating": 1}})),
+        Some("sub-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+
+    // The asker hears it on its stream (and nothing else: no add, no update).
+    let heard = asker_stream.expect_frame().await;
+    assert_eq!(heard.event, "submitted");
+    assert_eq!(heard.data, first);
+    asker_stream.expect_quiet(Duration::from_millis(300)).await;
+
+    // Its asker reads the submissions; another asker gets the uniform 404, as for the
+    // notification itself.
+    let (status, list) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["items"], json!([first]));
+    let (status, _) = call(asking, Method::GET, &submissions, OTHER_ASKER, None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = call(
+        asking,
+        Method::GET,
+        &format!("/api/notifications/{id}"),
+        OTHER_ASKER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, mine) = call(
+        asking,
+        Method::GET,
+        &format!("/api/notifications/{id}"),
+        ASKER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(mine["submissions"], 1);
+    let (status, _) = call(
+        asking,
+        Method::GET,
+        "/api/notifications/nt_unknown/submissions",
+        ADMIN,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // Dismissed: out of the list, no more submissions, still readable by its asker.
+    let (status, dismissed) = call(
+        reviewing,
+        Method::POST,
+        &format!("/api/notifications/{id}/dismiss"),
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(dismissed["dismissed_at"].is_string());
+    let (_, page) = call(
+        reviewing,
+        Method::GET,
+        "/api/notifications",
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert!(
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["id"] != id.as_str())
+    );
+    let (status, _) = call(
+        reviewing,
+        Method::POST,
+        &submit,
+        REVIEWER,
+        Some(json!({"value": {"rating": 2}})),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (_, list) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+
+    // Without a schema there is no form to submit.
+    let (_, plain) = call(
+        asking,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(json!({"prompt": "FYI: deployed"})),
+        None,
+    )
+    .await;
+    let (status, err) = call(
+        reviewing,
+        Method::POST,
+        &format!(
+            "/api/notifications/{}/submit",
+            plain["id"].as_str().unwrap()
+        ),
+        REVIEWER,
+        Some(json!({"value": {}})),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    assert_eq!(err["error"]["code"], "no_form");
+}
+
+/// Bad notifications are refused naming the field, and nothing is stored or announced.
+async fn bad_notifications_are_refused(server: &TestServer) {
+    let mut stream = Sse::connect(server, None).await;
+    let (_, before) = call(
+        server,
+        Method::GET,
+        "/api/notifications",
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    let huge = "x".repeat(inbox_protocol::caps::NOTIFICATION_BODY_MAX_CHARS + 1);
+    for (body, field) in [
+        (json!({"prompt": "  "}), "prompt"),
+        (json!({"prompt": "hi", "body": huge}), "body"),
+        (
+            json!({"prompt": "hi", "data": {"values": {"a": 1}}}),
+            "data",
+        ),
+        (
+            json!({"prompt": "hi", "schema": {"type": "object", "properties": {"a": {"type": "integer"}}},
+                "data": {"values": {"a": "not a number"}}}),
+            "data.values.a",
+        ),
+        (json!({"prompt": "hi", "media": []}), "media"),
+        (
+            json!({"prompt": "hi", "media": [{"kind": "image", "url": "http://plain.example/a.png"}]}),
+            "media[0].url",
+        ),
+    ] {
+        let (status, err) = call(
+            server,
+            Method::POST,
+            "/api/notifications",
+            ASKER,
+            Some(body.clone()),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body} → {err}");
+        assert_eq!(err["error"]["field"], field, "{body} → {err}");
+    }
+    let (status, _) = call(
+        server,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(json!({"prompt": "hi", "expiry_at": "2030-01-01T00:00:00Z"})),
+        None,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "unknown fields are refused"
+    );
+    let (status, _) = call(
+        server,
+        Method::POST,
+        "/api/notifications",
+        REVIEWER,
+        Some(json!({"prompt": "hi"})),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (_, page) = call(
+        server,
+        Method::GET,
+        "/api/notifications",
+        REVIEWER,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(page["items"], before["items"], "nothing stored");
+    stream.expect_quiet(Duration::from_millis(300)).await;
+
+    // The same key and body replay the one created; another body with it conflicts.
+    let (status, a) = call(
+        server,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(json!({"prompt": "once"})),
+        Some("n-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, b) = call(
+        server,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(json!({"prompt": "once"})),
+        Some("n-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(a["id"], b["id"]);
+    let (status, _) = call(
+        server,
+        Method::POST,
+        "/api/notifications",
+        ASKER,
+        Some(json!({"prompt": "twice"})),
+        Some("n-1"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notification_doors_on_sqlite() {
+    let (server, _dir) = common::start().await;
+    the_notification_doors(&server, &server).await;
+    bad_notifications_are_refused(&server).await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notification_doors_on_two_redis_workers() {
+    let test = "notification_doors";
+    let Some(url) = redis_env::url(test) else {
+        return;
+    };
+    let prefix = redis_env::unique_prefix(test);
+    let dir = tempfile::tempdir().unwrap();
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        workers.push(
+            common::start_in(dir.path(), |config| {
+                config.redis_url = Some(url.clone());
+                config.redis_prefix = prefix.clone();
+            })
+            .await,
+        );
+    }
+    the_notification_doors(&workers[0], &workers[1]).await;
+    bad_notifications_are_refused(&workers[1]).await;
+    for w in workers {
+        w.shutdown().await;
+    }
+}
