@@ -452,7 +452,7 @@ fn unique_id(url: &url::Url, taken: &HashSet<String>) -> String {
         .expect("a free id")
 }
 
-/// `--demo`: ask one question of every format as the local asker, in the background.
+/// `--demo`: ask one question of every format and park three, as the local asker, in the background.
 fn ask_demo_questions(base_url: &str, asker: Token) {
     let api = match ApiClient::new(base_url, asker) {
         Ok(api) => api,
@@ -466,6 +466,9 @@ fn ask_demo_questions(base_url: &str, asker: Token) {
             if let Err(e) = api.ask(&question).await {
                 tracing::warn!(error = %e, "a demo question was refused");
             }
+        }
+        if let Err(e) = api.park(&inbox_client::demo::demo_park(chrono::Utc::now())).await {
+            tracing::warn!(error = %e, "the demo park was refused");
         }
     });
 }

@@ -30,7 +30,7 @@ pub use interaction::{
 pub use media::{MediaItem, MediaKind};
 pub use page::{InteractionPage, StatusFilter};
 pub use park::{
-    Continuation, Park, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
+    Continuation, Park, ParkPlace, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
     ResolutionStatus,
 };
 pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};

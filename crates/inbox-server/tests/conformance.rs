@@ -49,6 +49,7 @@ fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
             answer: None,
             metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
             park_id: None,
+            park: None,
         },
         pending_limit: usize::MAX,
         media: vec![],

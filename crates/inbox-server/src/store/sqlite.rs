@@ -783,6 +783,7 @@ mod tests {
                 answer: None,
                 metadata: Default::default(),
                 park_id: None,
+                park: None,
             },
             pending_limit: usize::MAX,
             media: vec![],
