@@ -15,3 +15,9 @@ pub const CANCELLED: u8 = 12;
 /// and its resume comes back through `inbox park wait` / `inbox park claim`. Also what
 /// `inbox park wait --timeout` returns when the park is still parked.
 pub const PARKED: u8 = 13;
+/// `inbox webhook verify`: the signature does not verify (no v1 tag matches the body, or the
+/// timestamp is not a number).
+pub const SIGNATURE_INVALID: u8 = 20;
+/// `inbox webhook verify`: the signature matches but its timestamp is outside the tolerance
+/// (a replay, or a skewed clock).
+pub const SIGNATURE_STALE: u8 = 21;
