@@ -1100,7 +1100,7 @@ macro_rules! conformance {
 use parks::{
     a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
     a_webhook_resume_is_leased_to_one_dispatcher, concurrent_claims_have_one_winner,
-    sibling_races_resolve_a_park_once,
+    settled_parks_are_pruned_after_their_retention, sibling_races_resolve_a_park_once,
 };
 
 /// Redis only: two workers (two stores on one prefix) settle the siblings of each park at the
@@ -1161,6 +1161,7 @@ conformance! {
     concurrent_claims_have_one_winner => 1000,
     sibling_races_resolve_a_park_once => 1000,
     a_webhook_resume_is_leased_to_one_dispatcher => 1000,
+    settled_parks_are_pruned_after_their_retention => 1000,
     paging_has_no_duplicates_or_gaps => 1000,
     resolve_has_a_single_winner => 1000,
     idempotent_repeat_replays => 1000,

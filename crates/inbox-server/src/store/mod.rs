@@ -268,4 +268,14 @@ pub trait Store: Send + Sync + 'static {
     /// Queue a `failed` webhook park for delivery again (attempts start over); `false` when
     /// the park is not `failed`.
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError>;
+
+    /// Delete up to `limit` parks that left `parked` and whose last step (resolved, or
+    /// resumed when it was) is at or before `before`, with their resolutions, queued delivery
+    /// and lease; a park whose webhook resume is still queued is kept. Returns their ids. Their
+    /// questions are pruned on their own retention (`prune_resolved`).
+    async fn prune_parks(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
 }

@@ -147,6 +147,7 @@ impl RedisStore {
             .key(self.keys.resolved())
             .key(self.keys.park(park_id))
             .key(self.keys.deliveries())
+            .key(self.keys.parks_settled())
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -600,6 +601,14 @@ impl Store for RedisStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         self.delivery_finish(delivery, result, now).await
+    }
+
+    async fn prune_parks(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.park_prune(before, limit).await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {

@@ -45,7 +45,7 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
 /// the asker's pending counter, the resolved set, the question's park (any key when it has
-/// none), the deliveries queue.
+/// none), the deliveries queue, the set of settled parks.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
 /// for the expiry sweep, which is what settles a question past its deadline), the moment it is
@@ -81,7 +81,7 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
 -- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
-local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12])
+local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12], KEYS[11])
 return {'resolved', event_id, park_moved}
 "#;
 
@@ -91,13 +91,15 @@ return {'resolved', event_id, park_moved}
 /// exactly one script run sees the count reach the total.
 /// Returns "park_resolved" from the run that moved the park, "" from every other.
 const PARK_RECORD: &str = r#"
-local function park_record(park, id, resolution, now, deliveries, park_id)
+local function park_record(park, id, resolution, now, deliveries, park_id, settled)
   if resolution == '' or redis.call('EXISTS', park) == 0 then return '' end
   if redis.call('HSETNX', park, 'r:' .. id, resolution) == 0 then return '' end
   local count = redis.call('HINCRBY', park, 'resolved', 1)
   local state = redis.call('HMGET', park, 'status', 'total', 'kind')
   if state[1] == 'parked' and count == tonumber(state[2]) then
     redis.call('HSET', park, 'status', 'resolved', 'resolved_at', now)
+    -- Indexed for pruning once its retention has passed (PARK_PRUNE).
+    redis.call('ZADD', settled, now, park_id)
     -- A webhook park's resume is queued by the same script: durable, and queued once.
     if state[3] == 'webhook' then redis.call('ZADD', deliveries, now, park_id) end
     return 'park_resolved'
@@ -247,6 +249,32 @@ end
 return out
 "#;
 
+/// Deletes a settled park (its hash holds its resolutions) and its lease, once the later of
+/// its `resolved_at` and `resumed_at` is at or before the cut-off. A park whose webhook resume
+/// is still queued is kept (its delivery is not over), and re-scored so it does not hold up
+/// the batch; one resumed later than its index says is re-scored to that time.
+/// KEYS: park, deliveries, settled parks, the park's lease. ARGV: park id, cut-off in unix ms,
+/// now in unix ms. Returns 1 when it was pruned, else 0.
+const PARK_PRUNE: &str = r#"
+local s = redis.call('HMGET', KEYS[1], 'status', 'resolved_at', 'resumed_at')
+if not s[1] or s[1] == 'parked' then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return 0
+end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+  return 0
+end
+local at = tonumber(s[3] or s[2] or '0')
+if at > tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[3], at, ARGV[1])
+  return 0
+end
+redis.call('DEL', KEYS[1], KEYS[4])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+"#;
+
 /// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
 pub struct Scripts {
     pub insert: Script,
@@ -258,6 +286,7 @@ pub struct Scripts {
     pub delivery_lease: Script,
     pub delivery_finish: Script,
     pub delivery_redeliver: Script,
+    pub park_prune: Script,
 }
 
 impl Scripts {
@@ -272,6 +301,7 @@ impl Scripts {
             delivery_lease: Script::new(DELIVERY_LEASE),
             delivery_finish: Script::new(DELIVERY_FINISH),
             delivery_redeliver: Script::new(DELIVERY_REDELIVER),
+            park_prune: Script::new(PARK_PRUNE),
         }
     }
 }
