@@ -467,7 +467,10 @@ fn ask_demo_questions(base_url: &str, asker: Token) {
                 tracing::warn!(error = %e, "a demo question was refused");
             }
         }
-        if let Err(e) = api.park(&inbox_client::demo::demo_park(chrono::Utc::now())).await {
+        if let Err(e) = api
+            .park(&inbox_client::demo::demo_park(chrono::Utc::now()))
+            .await
+        {
             tracing::warn!(error = %e, "the demo park was refused");
         }
     });

@@ -539,7 +539,10 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
         "prompt": "Sign me?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry
     }])
     .to_string();
-    let created = run(&server, &["park", "create", "--asks", &asks, "--webhook", &url]);
+    let created = run(
+        &server,
+        &["park", "create", "--asks", &asks, "--webhook", &url],
+    );
     assert_eq!(
         created.status.code(),
         Some(13),
@@ -548,7 +551,10 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
     );
     let park: serde_json::Value = serde_json::from_str(&stdout(&created)).unwrap();
     let ia = park["park"]["interactions"][0].as_str().unwrap().to_owned();
-    assert_eq!(run(&server, &["answer", &ia, "true"]).status.code(), Some(0));
+    assert_eq!(
+        run(&server, &["answer", &ia, "true"]).status.code(),
+        Some(0)
+    );
     let got = received
         .recv_timeout(Duration::from_secs(20))
         .expect("the dispatcher delivers the resume");
@@ -580,18 +586,24 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
         ..got_clone(&got)
     };
     assert_eq!(
-        verify_webhook(secret, &other_id, &got.body, &[]).status.code(),
+        verify_webhook(secret, &other_id, &got.body, &[])
+            .status
+            .code(),
         Some(20),
         "another webhook-id"
     );
     let other_secret = format!("whsec_{}", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=");
     assert_eq!(
-        verify_webhook(&other_secret, &got, &got.body, &[]).status.code(),
+        verify_webhook(&other_secret, &got, &got.body, &[])
+            .status
+            .code(),
         Some(20),
         "another secret"
     );
     assert_eq!(
-        verify_webhook("not-a-secret", &got, &got.body, &[]).status.code(),
+        verify_webhook("not-a-secret", &got, &got.body, &[])
+            .status
+            .code(),
         Some(1),
         "a malformed secret is an error, not a verdict"
     );
@@ -623,7 +635,11 @@ fn webhook_verify_refuses_a_stale_timestamp_with_its_own_code() {
         body: body.to_vec(),
     };
     let stale = verify_webhook(&secret, &signed, body, &[]);
-    assert_eq!(stale.status.code(), Some(21), "ten minutes old, tolerance five");
+    assert_eq!(
+        stale.status.code(),
+        Some(21),
+        "ten minutes old, tolerance five"
+    );
     assert!(String::from_utf8_lossy(&stale.stderr).contains("tolerance"));
     let tolerant = verify_webhook(&secret, &signed, body, &["--tolerance", "900"]);
     assert_eq!(tolerant.status.code(), Some(0));

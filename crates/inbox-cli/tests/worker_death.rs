@@ -66,7 +66,12 @@ fn worker(redis: &str, prefix: &str) -> Worker {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let child = Command::new(INBOX)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--data-dir",
+        ])
         .arg(dir.path())
         .args(["--redis", redis, "--redis-prefix", prefix])
         .args(["--webhook-secret", SECRET])
@@ -189,7 +194,11 @@ fn a_worker_killed_mid_delivery_is_taken_over_with_the_same_webhook_id() {
         {"prompt": "Really?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry},
     ])
     .to_string();
-    let created = inbox(&a, ASKER, &["park", "create", "--asks", &asks, "--webhook", &hook]);
+    let created = inbox(
+        &a,
+        ASKER,
+        &["park", "create", "--asks", &asks, "--webhook", &hook],
+    );
     assert_eq!(
         created.status.code(),
         Some(13),

@@ -471,7 +471,11 @@ async fn every_demo_format_syncs_notifies_and_serves_its_media_through_the_accou
             .find(|c| &c.interaction.id == id)
             .expect("each parked question is a card");
         assert_eq!(card.interaction.park_id.as_deref(), Some(park.id.as_str()));
-        let place = card.interaction.park.as_ref().expect("its place in the park");
+        let place = card
+            .interaction
+            .park
+            .as_ref()
+            .expect("its place in the park");
         assert_eq!((place.size, place.index), (3, n as u32));
         assert_eq!(place.run.as_deref(), Some("r-17"));
     }

@@ -30,8 +30,8 @@ pub use interaction::{
 pub use media::{MediaItem, MediaKind};
 pub use page::{InteractionPage, StatusFilter};
 pub use park::{
-    Continuation, Park, ParkPlace, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
-    ResolutionStatus,
+    Continuation, Park, ParkPlace, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus,
+    Resolution, ResolutionStatus,
 };
 pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};
 pub use verifier::{SignatureEncoding, Verifier};

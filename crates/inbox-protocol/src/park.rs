@@ -272,14 +272,15 @@ mod tests {
     #[test]
     fn a_park_place_names_the_run_from_the_first_run_key() {
         let meta = json!({"thread_id": "t-1", "run_id": "r-17"});
-        assert_eq!(
-            ParkPlace::run_of(meta.as_object()).as_deref(),
-            Some("r-17")
-        );
+        assert_eq!(ParkPlace::run_of(meta.as_object()).as_deref(), Some("r-17"));
         let meta = json!({"run_id": 17, "thread_id": "t-1"});
         assert_eq!(ParkPlace::run_of(meta.as_object()).as_deref(), Some("t-1"));
         assert_eq!(ParkPlace::run_of(None), None);
-        let place = ParkPlace { size: 3, index: 1, run: None };
+        let place = ParkPlace {
+            size: 3,
+            index: 1,
+            run: None,
+        };
         assert_eq!(
             serde_json::to_value(place).unwrap(),
             json!({"size": 3, "index": 1})

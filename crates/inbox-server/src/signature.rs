@@ -59,20 +59,25 @@ pub fn verify(
             let signature = single_header(headers, WEBHOOK_SIGNATURE)
                 .ok_or_else(|| refuse(WEBHOOK_SIGNATURE, "is missing"))?;
             // Validated at ask time; a stored secret that no longer decodes fails closed.
-            let key = secret_key(secret).map_err(|_| refuse(WEBHOOK_SIGNATURE, "cannot be checked"))?;
+            let key =
+                secret_key(secret).map_err(|_| refuse(WEBHOOK_SIGNATURE, "cannot be checked"))?;
             let signed = SignedHeaders {
                 id,
                 timestamp,
                 signature,
             };
-            standard_webhooks(&key, signed, body, now, SIGNATURE_TOLERANCE_SECONDS).map_err(|e| match e {
-                VerifyError::MalformedTimestamp => refuse(WEBHOOK_TIMESTAMP, "is not a unix timestamp"),
-                VerifyError::OutsideTolerance { .. } => refuse(
-                    WEBHOOK_TIMESTAMP,
-                    "is too far from the server's clock (a replay, or a skewed clock)",
-                ),
-                VerifyError::MalformedSecret => refuse(WEBHOOK_SIGNATURE, "cannot be checked"),
-                VerifyError::Mismatch => refuse(WEBHOOK_SIGNATURE, "does not match"),
+            standard_webhooks(&key, signed, body, now, SIGNATURE_TOLERANCE_SECONDS).map_err(|e| {
+                match e {
+                    VerifyError::MalformedTimestamp => {
+                        refuse(WEBHOOK_TIMESTAMP, "is not a unix timestamp")
+                    }
+                    VerifyError::OutsideTolerance { .. } => refuse(
+                        WEBHOOK_TIMESTAMP,
+                        "is too far from the server's clock (a replay, or a skewed clock)",
+                    ),
+                    VerifyError::MalformedSecret => refuse(WEBHOOK_SIGNATURE, "cannot be checked"),
+                    VerifyError::Mismatch => refuse(WEBHOOK_SIGNATURE, "does not match"),
+                }
             })
         }
     }

@@ -480,15 +480,20 @@ async fn settle_in_order(
         .map(|v| v.as_str().unwrap().to_owned())
         .collect();
     let delivered = |hook: &Receiver, id: &str| {
-        hook.seen.lock().unwrap().iter().any(|(_, body)| {
-            serde_json::from_slice::<Value>(body).unwrap()["park"]["id"] == id
-        })
+        hook.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(_, body)| serde_json::from_slice::<Value>(body).unwrap()["park"]["id"] == id)
     };
     for (n, step) in order.iter().enumerate() {
         let parked = park(server, &id).await;
         assert_eq!(parked["status"], "parked", "{order:?} after {n}");
         assert_eq!(parked["resolutions"].as_array().unwrap().len(), n);
-        assert!(!delivered(hook, &id), "{order:?}: no resume on a partial set");
+        assert!(
+            !delivered(hook, &id),
+            "{order:?}: no resume on a partial set"
+        );
         match step {
             Surface::Door => {
                 let (status, _) = server.answer(&ias[0], json!(true), None).await;
@@ -496,7 +501,10 @@ async fn settle_in_order(
             }
             Surface::Callback => {
                 let (_, external) = server
-                    .get_json(&format!("/api/interactions/{}", ias[1]), Some(common::REVIEWER))
+                    .get_json(
+                        &format!("/api/interactions/{}", ias[1]),
+                        Some(common::REVIEWER),
+                    )
                     .await;
                 let link = external["link"].as_str().unwrap();
                 let door = &link[link.find("/api/interactions/callback/").unwrap()..];
@@ -512,7 +520,10 @@ async fn settle_in_order(
                 let deadline = Instant::now() + Duration::from_secs(10);
                 loop {
                     let (_, ia) = server
-                        .get_json(&format!("/api/interactions/{}", ias[2]), Some(common::REVIEWER))
+                        .get_json(
+                            &format!("/api/interactions/{}", ias[2]),
+                            Some(common::REVIEWER),
+                        )
                         .await;
                     if ia["status"] == "expired" {
                         break;

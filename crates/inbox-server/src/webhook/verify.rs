@@ -98,30 +98,48 @@ mod tests {
     fn verifies_what_sign_signs_and_nothing_else() {
         let key = b"a key for the verify test".to_vec();
         let now = Utc::now();
-        let ts = now.timestamp();
+        let ts = now.timestamp().to_string();
         let body = br#"{"type":"park.resolved"}"#;
-        let good = super::super::sign(&key, "msg_pk_1", ts, body);
-        let ts_text = ts.to_string();
-        let headers = |sig: &'static str| SignedHeaders {
-            id: "msg_pk_1",
-            timestamp: Box::leak(ts_text.clone().into_boxed_str()),
-            signature: sig,
+        let good = super::super::sign(&key, "msg_pk_1", now.timestamp(), body);
+        let rotated = format!("v1,AAAA v2,zz {good}");
+        let signed = |signature: &str| -> Result<(), VerifyError> {
+            let headers = SignedHeaders {
+                id: "msg_pk_1",
+                timestamp: &ts,
+                signature,
+            };
+            verify(&key, headers, body, now, 300)
         };
-        let good: &'static str = Box::leak(good.into_boxed_str());
-        assert_eq!(verify(&key, headers(good), body, now, 300), Ok(()));
-        let rotated: &'static str = Box::leak(format!("v1,AAAA v2,zz {good}").into_boxed_str());
-        assert_eq!(verify(&key, headers(rotated), body, now, 300), Ok(()));
+        assert_eq!(signed(&good), Ok(()));
+        assert_eq!(signed(&rotated), Ok(()));
         assert_eq!(
-            verify(&key, headers(good), b"{}", now, 300),
+            signed(good.trim_start_matches("v1,")),
+            Err(VerifyError::Mismatch)
+        );
+        let headers = SignedHeaders {
+            id: "msg_pk_1",
+            timestamp: &ts,
+            signature: &good,
+        };
+        assert_eq!(
+            verify(&key, headers, b"{}", now, 300),
             Err(VerifyError::Mismatch)
         );
         assert_eq!(
-            verify(b"another key", headers(good), body, now, 300),
+            verify(b"another key", headers, body, now, 300),
+            Err(VerifyError::Mismatch)
+        );
+        let other_id = SignedHeaders {
+            id: "msg_pk_2",
+            ..headers
+        };
+        assert_eq!(
+            verify(&key, other_id, body, now, 300),
             Err(VerifyError::Mismatch)
         );
         let later = now + chrono::Duration::seconds(301);
         assert_eq!(
-            verify(&key, headers(good), body, later, 300),
+            verify(&key, headers, body, later, 300),
             Err(VerifyError::OutsideTolerance {
                 skew_s: 301,
                 tolerance_s: 300
@@ -129,7 +147,7 @@ mod tests {
         );
         let bad_ts = SignedHeaders {
             timestamp: "yesterday",
-            ..headers(good)
+            ..headers
         };
         assert_eq!(
             verify(&key, bad_ts, body, now, 300),

@@ -553,7 +553,11 @@ pub async fn settled_parks_are_pruned_after_their_retention(store: Arc<dyn Store
         ParkStatus::Parked
     );
     let queued = store.get_park("pk_prune_hook").await.unwrap().unwrap();
-    assert_eq!(queued.status, ParkStatus::Resolved, "its resume is still due");
+    assert_eq!(
+        queued.status,
+        ParkStatus::Resolved,
+        "its resume is still due"
+    );
 
     // Once delivered, the webhook park goes too; a second run finds nothing more.
     let delivery = store
