@@ -62,6 +62,8 @@ pub struct ServerConfig {
     pub webhook_secret: Option<String>,
     /// Attempts, backoff and lease of webhook deliveries.
     pub webhook: crate::webhook::dispatcher::Policy,
+    /// Retries, timeouts and default question deadline of the AG-UI driver.
+    pub agui: crate::agui::Policy,
     /// The doors that answer without a bearer token (default: media, callback, health). A door
     /// left out needs a token of any role; see `public_doors.rs`.
     pub public_doors: PublicDoors,
@@ -95,6 +97,7 @@ impl std::fmt::Debug for ServerConfig {
                 &self.webhook_secret.as_ref().map(|_| "<redacted>"),
             )
             .field("webhook", &self.webhook)
+            .field("agui", &self.agui)
             .field("public_doors", &self.public_doors)
             .finish()
     }
@@ -123,6 +126,7 @@ impl ServerConfig {
             resolved_park_retention: Some(Duration::from_secs(30 * 24 * 3600)),
             webhook_secret: None,
             webhook: crate::webhook::dispatcher::Policy::default(),
+            agui: crate::agui::Policy::default(),
             public_doors: PublicDoors::default(),
         }
     }
