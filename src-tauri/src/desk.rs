@@ -455,8 +455,8 @@ fn unique_id(url: &url::Url, taken: &HashSet<String>) -> String {
         .expect("a free id")
 }
 
-/// `--demo`: ask one question of every format and send the demo notifications (one with a
-/// form) as the local asker, in the background.
+/// `--demo`: ask one question of every format, park three, and send the demo notifications
+/// (one with a form) as the local asker, in the background.
 fn ask_demo_questions(base_url: &str, asker: Token) {
     let api = match ApiClient::new(base_url, asker) {
         Ok(api) => api,
@@ -475,6 +475,12 @@ fn ask_demo_questions(base_url: &str, asker: Token) {
             if let Err(e) = api.notify(&notification, None).await {
                 tracing::warn!(error = %e, "a demo notification was refused");
             }
+        }
+        if let Err(e) = api
+            .park(&inbox_client::demo::demo_park(chrono::Utc::now()))
+            .await
+        {
+            tracing::warn!(error = %e, "the demo park was refused");
         }
     });
 }

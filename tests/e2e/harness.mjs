@@ -51,7 +51,9 @@ function track(child) {
 
 /** `inbox serve` with fixed tokens on a fixed port and data dir, so it can be restarted. */
 export class InboxServer {
-  constructor() {
+  /** `extraArgs`: more `inbox serve` flags (e.g. `--webhook-secret`). */
+  constructor({ extraArgs = [] } = {}) {
+    this.extraArgs = extraArgs;
     this.reviewerToken = `e2e-reviewer-${process.pid}-${Date.now()}`;
     this.askerToken = `e2e-asker-${process.pid}-${Date.now()}`;
     this.dataDir = scratch("inbox-e2e-server-");
@@ -71,6 +73,7 @@ export class InboxServer {
           "--data-dir", this.dataDir,
           "--token", `reviewer-e2e:reviewer:${this.reviewerToken}`,
           "--token", `e2e-bot:asker:${this.askerToken}`,
+          ...this.extraArgs,
         ],
         { stdio: ["ignore", this.log, this.log] },
       ),
@@ -132,6 +135,24 @@ export class InboxServer {
     const [code] = await once(child, "exit");
     if (code !== 0) throw new Error(`inbox ${args.join(" ")} exited ${code}: ${stderr}`);
     return stdout;
+  }
+
+  /** Run an `inbox` subcommand as the asker; resolves with its exit code and output. */
+  async asker(...args) {
+    const child = track(
+      spawn(INBOX_BIN, args, {
+        env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.askerToken },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15000);
+    const [code] = await once(child, "exit");
+    clearTimeout(timer);
+    return { code, stdout, stderr };
   }
 
   /** The interaction as the server has it (reviewer door). */

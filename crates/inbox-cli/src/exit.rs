@@ -20,3 +20,9 @@ pub const PARKED: u8 = 13;
 pub const RUN_FAILED: u8 = 14;
 /// `inbox agui run`: the agent finished the run as cancelled.
 pub const RUN_CANCELLED: u8 = 15;
+/// `inbox webhook verify`: the signature does not verify (no v1 tag matches the body, or the
+/// timestamp is not a number).
+pub const SIGNATURE_INVALID: u8 = 20;
+/// `inbox webhook verify`: the signature matches but its timestamp is outside the tolerance
+/// (a replay, or a skewed clock).
+pub const SIGNATURE_STALE: u8 = 21;

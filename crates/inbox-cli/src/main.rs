@@ -37,6 +37,7 @@ enum Command {
     Withdraw(commands::show::WithdrawArgs),
     Demo(commands::demo::Args),
     Tail(commands::tail::Args),
+    Webhook(commands::webhook::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -69,6 +70,7 @@ fn main() -> std::process::ExitCode {
             Command::Withdraw(args) => commands::show::run_withdraw(args).await,
             Command::Demo(args) => commands::demo::run(args).await,
             Command::Tail(args) => commands::tail::run(args).await,
+            Command::Webhook(args) => commands::webhook::run(args).await,
         }
     });
     match result {

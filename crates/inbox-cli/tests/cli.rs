@@ -830,3 +830,197 @@ fn notify_returns_at_once_and_its_submissions_are_read_back() {
     assert_eq!(blank.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&blank.stderr).contains("prompt"));
 }
+
+/// What a webhook receiver on loopback got: the three signature headers and the raw body.
+struct Received {
+    id: String,
+    timestamp: String,
+    signature: String,
+    body: Vec<u8>,
+}
+
+/// A one-shot HTTP receiver on loopback: takes one POST, answers 204, hands it back.
+fn receive_one() -> (String, std::sync::mpsc::Receiver<Received>) {
+    use std::io::{Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/resume", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut headers = std::collections::HashMap::new();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
+            }
+        }
+        let len: usize = headers["content-length"].parse().unwrap();
+        let mut body = vec![0; len];
+        reader.read_exact(&mut body).unwrap();
+        reader
+            .get_mut()
+            .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .unwrap();
+        let _ = tx.send(Received {
+            id: headers["webhook-id"].clone(),
+            timestamp: headers["webhook-timestamp"].clone(),
+            signature: headers["webhook-signature"].clone(),
+            body,
+        });
+    });
+    (url, rx)
+}
+
+/// `inbox webhook verify` with the body on stdin.
+fn verify_webhook(secret: &str, got: &Received, body: &[u8], extra: &[&str]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(INBOX)
+        .args([
+            "webhook",
+            "verify",
+            "--webhook-id",
+            &got.id,
+            "--webhook-timestamp",
+            &got.timestamp,
+            "--webhook-signature",
+            &got.signature,
+        ])
+        .args(extra)
+        .env("INBOX_WEBHOOK_SECRET", secret)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(body).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
+    let server = start_server();
+    let (url, received) = receive_one();
+    let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let asks = serde_json::json!([{
+        "prompt": "Sign me?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry
+    }])
+    .to_string();
+    let created = run(
+        &server,
+        &["park", "create", "--asks", &asks, "--webhook", &url],
+    );
+    assert_eq!(
+        created.status.code(),
+        Some(13),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let park: serde_json::Value = serde_json::from_str(&stdout(&created)).unwrap();
+    let ia = park["park"]["interactions"][0].as_str().unwrap().to_owned();
+    assert_eq!(
+        run(&server, &["answer", &ia, "true"]).status.code(),
+        Some(0)
+    );
+    let got = received
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the dispatcher delivers the resume");
+    // The secret the server generated into its data dir signed it.
+    let secret = std::fs::read_to_string(server.dir.path().join("webhook_secret")).unwrap();
+    let secret = secret.trim();
+
+    let ok = verify_webhook(secret, &got, &got.body, &[]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The same body read from a file verifies too.
+    let file = server.dir.path().join("body.json");
+    std::fs::write(&file, &got.body).unwrap();
+    let from_file = verify_webhook(secret, &got, b"", &["--body", file.to_str().unwrap()]);
+    assert_eq!(from_file.status.code(), Some(0));
+
+    let mut tampered = got.body.clone();
+    let at = tampered.iter().position(|b| *b == b't').unwrap();
+    tampered[at] = b'T';
+    let bad = verify_webhook(secret, &got, &tampered, &[]);
+    assert_eq!(bad.status.code(), Some(20), "a changed body");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no v1 signature"));
+    let other_id = Received {
+        id: "msg_pk_another".into(),
+        ..got_clone(&got)
+    };
+    assert_eq!(
+        verify_webhook(secret, &other_id, &got.body, &[])
+            .status
+            .code(),
+        Some(20),
+        "another webhook-id"
+    );
+    let other_secret = format!("whsec_{}", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=");
+    assert_eq!(
+        verify_webhook(&other_secret, &got, &got.body, &[])
+            .status
+            .code(),
+        Some(20),
+        "another secret"
+    );
+    assert_eq!(
+        verify_webhook("not-a-secret", &got, &got.body, &[])
+            .status
+            .code(),
+        Some(1),
+        "a malformed secret is an error, not a verdict"
+    );
+}
+
+fn got_clone(r: &Received) -> Received {
+    Received {
+        id: r.id.clone(),
+        timestamp: r.timestamp.clone(),
+        signature: r.signature.clone(),
+        body: r.body.clone(),
+    }
+}
+
+#[test]
+fn webhook_verify_refuses_a_stale_timestamp_with_its_own_code() {
+    use base64::Engine as _;
+    let key = b"stale-test-key-0123456789abcdef";
+    let secret = format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(key)
+    );
+    let body = br#"{"type":"park.resolved"}"#;
+    let signed_at = chrono::Utc::now().timestamp() - 600;
+    let signed = Received {
+        id: "msg_pk_old".into(),
+        timestamp: signed_at.to_string(),
+        signature: inbox_server::webhook::sign(key, "msg_pk_old", signed_at, body),
+        body: body.to_vec(),
+    };
+    let stale = verify_webhook(&secret, &signed, body, &[]);
+    assert_eq!(
+        stale.status.code(),
+        Some(21),
+        "ten minutes old, tolerance five"
+    );
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("tolerance"));
+    let tolerant = verify_webhook(&secret, &signed, body, &["--tolerance", "900"]);
+    assert_eq!(tolerant.status.code(), Some(0));
+    let garbled = Received {
+        timestamp: "soon".into(),
+        ..got_clone(&signed)
+    };
+    assert_eq!(
+        verify_webhook(&secret, &garbled, body, &[]).status.code(),
+        Some(20)
+    );
+}

@@ -1,10 +1,12 @@
 //! The demo questions: one of every answer format, with media, a two-page prefilled form with
-//! per-send options, and an external question. `inbox demo` and the desktop app's `--demo` ask these.
+//! per-send options, and an external question; and a park of three async questions. `inbox demo`
+//! and the desktop app's `--demo` ask these.
 
 use base64::Engine as _;
+use chrono::{DateTime, Duration, Utc};
 use inbox_protocol::{
-    AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, MediaItem, MediaKind,
-    NotificationRequest,
+    AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, MediaItem, MediaKind, Mode,
+    NotificationRequest, ParkRequest,
 };
 use serde_json::{Map, Value, json};
 
@@ -181,4 +183,55 @@ pub fn demo_notifications() -> Vec<NotificationRequest> {
         ..NotificationRequest::default()
     };
     vec![plain, form]
+}
+
+/// The demo park: three async questions a release run parks together, each with its own
+/// deadline (so the window shows one group with three countdowns). Claimed, not pushed: the
+/// demo has no run to resume.
+pub fn demo_park(now: DateTime<Utc>) -> ParkRequest {
+    let async_ask = |prompt: &str, format: AnswerFormat, minutes: i64| {
+        let mut ask = AskRequest::new(prompt, format);
+        ask.mode = Mode::Async;
+        ask.expiry_at = Some((now + Duration::minutes(minutes)).to_rfc3339());
+        ask
+    };
+    let approve = async_ask(
+        "Approve the schema migration for run r-17?",
+        AnswerFormat::Confirm,
+        45,
+    );
+    let mut window = async_ask(
+        "Which maintenance window should the migration use?",
+        AnswerFormat::Select,
+        180,
+    );
+    window.options = Some(vec![
+        option("tonight", "Tonight, 22:00"),
+        option("weekend", "Saturday morning"),
+    ]);
+    let note = async_ask(
+        "Anything the on-call engineer should know?",
+        AnswerFormat::Text,
+        24 * 60,
+    );
+    ParkRequest {
+        asks: vec![approve, window, note],
+        continuation: None,
+        metadata: metadata(&[("run_id", "r-17"), ("agent", "deploy-bot")]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use inbox_protocol::validate::{Retention, validate_park};
+
+    use super::*;
+
+    #[test]
+    fn the_demo_park_is_a_valid_park_of_three() {
+        let now = Utc::now();
+        let park = demo_park(now);
+        assert_eq!(park.asks.len(), 3);
+        validate_park(&park, now, Retention::DEFAULT).expect("the demo park validates");
+    }
 }

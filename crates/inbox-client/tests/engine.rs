@@ -454,7 +454,31 @@ async fn every_demo_format_syncs_notifies_and_serves_its_media_through_the_accou
     for question in inbox_client::demo::demo_questions() {
         asked.push(bot.ask(&question).await.unwrap());
     }
+    let park = bot
+        .park(&inbox_client::demo::demo_park(chrono::Utc::now()))
+        .await
+        .unwrap();
+    for id in &park.interactions {
+        asked.push(bot.get(id).await.unwrap());
+    }
     converge(&engine, "work", &server.api(ALICE), CONVERGE).await;
+
+    // The park's questions reach the engine knowing their park and their place in it.
+    let cards = engine.snapshot_of("work").await.unwrap().cards;
+    for (n, id) in park.interactions.iter().enumerate() {
+        let card = cards
+            .iter()
+            .find(|c| &c.interaction.id == id)
+            .expect("each parked question is a card");
+        assert_eq!(card.interaction.park_id.as_deref(), Some(park.id.as_str()));
+        let place = card
+            .interaction
+            .park
+            .as_ref()
+            .expect("its place in the park");
+        assert_eq!((place.size, place.index), (3, n as u32));
+        assert_eq!(place.run.as_deref(), Some("r-17"));
+    }
 
     // Each live question asks for a notification.
     let mut shown = std::collections::BTreeSet::new();

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use crate::media::MediaItem;
+use crate::park::ParkPlace;
 
 /// A question a person is asked, as every client sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -47,6 +48,10 @@ pub struct Interaction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub park_id: Option<String>,
+    /// With `park_id`: how big the park is and where this question sits in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub park: Option<ParkPlace>,
 }
 
 impl Interaction {

@@ -39,8 +39,8 @@ pub use notification::{
 };
 pub use page::{InteractionPage, StatusFilter};
 pub use park::{
-    Continuation, Park, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus, Resolution,
-    ResolutionStatus,
+    Continuation, Park, ParkPlace, ParkRequest, ParkResolvedHook, ParkResponse, ParkStatus,
+    Resolution, ResolutionStatus,
 };
 pub use resolve::{AnswerRequest, DeclineRequest, ResolveResponse};
 pub use verifier::{SignatureEncoding, Verifier};

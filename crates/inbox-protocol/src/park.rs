@@ -137,6 +137,35 @@ impl Park {
     }
 }
 
+/// Where a question sits in its park, stamped on the interaction when the park is created, so a
+/// client can draw the park as one group ("3 from deploy-bot · run r-17") from the questions
+/// alone, without reading the park (only its asker may).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ParkPlace {
+    /// How many questions the park holds.
+    pub size: u32,
+    /// This question's position among them, from 0, in the order they were asked.
+    pub index: u32,
+    /// The run that parked, when the park's metadata names one (see [`ParkPlace::run_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub run: Option<String>,
+}
+
+impl ParkPlace {
+    /// The metadata keys a run is named by, in the order they are looked for.
+    pub const RUN_KEYS: [&'static str; 3] = ["run_id", "run", "thread_id"];
+
+    /// The run a park's metadata names: the first of [`ParkPlace::RUN_KEYS`] holding a string.
+    pub fn run_of(metadata: Option<&Map<String, Value>>) -> Option<String> {
+        let metadata = metadata?;
+        Self::RUN_KEYS
+            .iter()
+            .find_map(|k| metadata.get(*k).and_then(Value::as_str))
+            .map(str::to_owned)
+    }
+}
+
 /// How one question of a park resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -243,6 +272,24 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_park_place_names_the_run_from_the_first_run_key() {
+        let meta = json!({"thread_id": "t-1", "run_id": "r-17"});
+        assert_eq!(ParkPlace::run_of(meta.as_object()).as_deref(), Some("r-17"));
+        let meta = json!({"run_id": 17, "thread_id": "t-1"});
+        assert_eq!(ParkPlace::run_of(meta.as_object()).as_deref(), Some("t-1"));
+        assert_eq!(ParkPlace::run_of(None), None);
+        let place = ParkPlace {
+            size: 3,
+            index: 1,
+            run: None,
+        };
+        assert_eq!(
+            serde_json::to_value(place).unwrap(),
+            json!({"size": 3, "index": 1})
+        );
     }
 
     #[test]

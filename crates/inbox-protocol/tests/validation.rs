@@ -1095,6 +1095,7 @@ fn question(body: Value) -> Interaction {
         answer: None,
         metadata: req.metadata.unwrap_or_default(),
         park_id: None,
+        park: None,
     }
 }
 

@@ -54,6 +54,9 @@ pub struct ServerConfig {
     pub resolved_retention: Option<Duration>,
     /// How far ahead a park's `expiry_at` may lie; `None` keeps parks forever (no horizon).
     pub park_retention: Option<Duration>,
+    /// How long a park that has left `parked` is kept after its last step before the sweeper
+    /// prunes it (with its resolutions and delivery); `None` keeps them forever.
+    pub resolved_park_retention: Option<Duration>,
     /// The webhook signing secret, `whsec_<base64>`; `None` → generated into the data dir.
     /// Several Redis workers must share one.
     pub webhook_secret: Option<String>,
@@ -88,6 +91,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("ticket_max_ttl", &self.ticket_max_ttl)
             .field("resolved_retention", &self.resolved_retention)
             .field("park_retention", &self.park_retention)
+            .field("resolved_park_retention", &self.resolved_park_retention)
             .field(
                 "webhook_secret",
                 &self.webhook_secret.as_ref().map(|_| "<redacted>"),
@@ -119,6 +123,7 @@ impl ServerConfig {
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
             resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
             park_retention: Some(DEFAULT_PARK_RETENTION),
+            resolved_park_retention: Some(Duration::from_secs(30 * 24 * 3600)),
             webhook_secret: None,
             webhook: crate::webhook::dispatcher::Policy::default(),
             agui: crate::agui::Policy::default(),

@@ -216,7 +216,10 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let sweeper = sweeper::spawn(
         store.clone(),
         config.sweep_interval,
-        config.resolved_retention,
+        sweeper::Retentions {
+            resolved: config.resolved_retention,
+            resolved_parks: config.resolved_park_retention,
+        },
         state.stopping(),
     );
     let dispatcher = crate::webhook::dispatcher::spawn(

@@ -2,7 +2,8 @@
 //! `expired` (the store emits `removed{expired}` for each), and questions resolved longer ago
 //! than the retention are pruned with everything kept beside them (`removed{pruned}`), and so
 //! are AG-UI runs that ended longer ago, with their input and stored headers, and
-//! notifications dismissed longer ago than the same retention.
+//! notifications dismissed longer ago than the same retention; parks settled longer ago than
+//! the park retention are pruned too.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,10 +18,25 @@ use crate::store::Store;
 /// is worked off over the following ticks.
 const PRUNE_BATCH: usize = 500;
 
+/// How long what has settled is kept; `None` keeps it forever.
+#[derive(Debug, Clone, Copy)]
+pub struct Retentions {
+    /// Questions that left `pending`.
+    pub resolved: Option<Duration>,
+    /// Parks that left `parked`.
+    pub resolved_parks: Option<Duration>,
+}
+
+/// The cut-off `keep` before now, if anything is to go.
+fn cut_off(keep: Option<Duration>) -> Option<chrono::DateTime<Utc>> {
+    keep.and_then(|keep| chrono::Duration::from_std(keep).ok())
+        .and_then(|keep| Utc::now().checked_sub_signed(keep))
+}
+
 pub fn spawn(
     store: Arc<dyn Store>,
     every: Duration,
-    resolved_retention: Option<Duration>,
+    retentions: Retentions,
     stopping: impl Future<Output = ()> + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -35,10 +51,7 @@ pub fn spawn(
                         Ok(_) => {}
                         Err(e) => tracing::warn!(error = %e, "expiry sweep failed; retrying next tick"),
                     }
-                    if let Some(before) = resolved_retention
-                        .and_then(|keep| chrono::Duration::from_std(keep).ok())
-                        .and_then(|keep| Utc::now().checked_sub_signed(keep))
-                    {
+                    if let Some(before) = cut_off(retentions.resolved) {
                         match store.prune_resolved(before, PRUNE_BATCH).await {
                             Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned"),
                             Ok(_) => {}
@@ -53,6 +66,13 @@ pub fn spawn(
                             Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned dismissed notifications"),
                             Ok(_) => {}
                             Err(e) => tracing::warn!(error = %e, "notification pruning failed; retrying next tick"),
+                        }
+                    }
+                    if let Some(before) = cut_off(retentions.resolved_parks) {
+                        match store.prune_parks(before, PRUNE_BATCH).await {
+                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned parks"),
+                            Ok(_) => {}
+                            Err(e) => tracing::warn!(error = %e, "pruning parks failed; retrying next tick"),
                         }
                     }
                 }

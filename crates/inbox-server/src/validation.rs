@@ -171,6 +171,7 @@ mod tests {
             answer: None,
             metadata: Default::default(),
             park_id: None,
+            park: None,
         }
     }
 

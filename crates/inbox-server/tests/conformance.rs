@@ -53,6 +53,7 @@ fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
             answer: None,
             metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
             park_id: None,
+            park: None,
         },
         pending_limit: usize::MAX,
         media: vec![],
@@ -1109,7 +1110,7 @@ use notifications::{
 use parks::{
     a_park_is_stored_whole_or_not_at_all, a_park_resolves_once_in_every_order,
     a_webhook_resume_is_leased_to_one_dispatcher, concurrent_claims_have_one_winner,
-    sibling_races_resolve_a_park_once,
+    settled_parks_are_pruned_after_their_retention, sibling_races_resolve_a_park_once,
 };
 
 /// Redis only: two workers (two stores on one prefix) settle the siblings of each park at the
@@ -1177,6 +1178,7 @@ conformance! {
     concurrent_claims_have_one_winner => 1000,
     sibling_races_resolve_a_park_once => 1000,
     a_webhook_resume_is_leased_to_one_dispatcher => 1000,
+    settled_parks_are_pruned_after_their_retention => 1000,
     paging_has_no_duplicates_or_gaps => 1000,
     resolve_has_a_single_winner => 1000,
     idempotent_repeat_replays => 1000,

@@ -1410,6 +1410,7 @@ async fn a_stored_runaway_schema_is_refused_on_answer_and_callback() {
                     answer: None,
                     metadata: Default::default(),
                     park_id: None,
+                    park: None,
                 },
                 pending_limit: usize::MAX,
                 media: vec![],

@@ -78,11 +78,13 @@ async fn a_park_of_three_resumes_once_from_three_surfaces() {
         .map(|v| v.as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids.len(), 3);
-    for ia in &ids {
+    for (n, ia) in ids.iter().enumerate() {
         let (_, read) = server
             .get_json(&format!("/api/interactions/{ia}"), Some(REVIEWER))
             .await;
         assert_eq!(read["park_id"], id.as_str());
+        // What a reviewer's window groups the park by, without reading the park itself.
+        assert_eq!(read["park"], json!({"size": 3, "index": n, "run": "r-17"}));
     }
 
     // Nothing to take yet.
@@ -201,6 +203,7 @@ async fn an_async_ask_is_a_park_of_one() {
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(park["park"]["interactions"], json!([ia["id"]]));
+    assert_eq!(ia["park"], json!({"size": 1, "index": 0}));
     let sync = server
         .ask(json!({"prompt": "now?", "answer_format": "confirm"}))
         .await;

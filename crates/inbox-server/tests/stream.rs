@@ -340,6 +340,7 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
             answer: None,
             metadata: Default::default(),
             park_id: None,
+            park: None,
         };
         store
             .insert_ask(NewAsk {

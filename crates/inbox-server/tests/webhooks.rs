@@ -370,3 +370,169 @@ async fn another_worker_takes_over_a_delivery_whose_lease_ran_out() {
     drop(a);
     b.shutdown().await;
 }
+
+/// How one question of the every-order park is settled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Surface {
+    /// A reviewer's answer through the answer door (what the window's engine and `inbox
+    /// answer` both use).
+    Door,
+    /// The external site, through the callback door.
+    Callback,
+    /// Nobody: its deadline passes and the sweeper expires it.
+    Expiry,
+}
+
+/// A park of three — a confirm answered at the door, an external question answered through the
+/// callback door, and a confirm left to expire — settled in each of the six orders, on both
+/// stores: the receiver gets exactly one resume per park, only after the last, carrying all
+/// three in the order asked (the expired one with the marker).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_park_of_three_resumes_once_in_every_order_of_door_callback_and_expiry() {
+    use Surface::{Callback, Door, Expiry};
+    const ORDERS: [[Surface; 3]; 6] = [
+        [Door, Callback, Expiry],
+        [Door, Expiry, Callback],
+        [Callback, Door, Expiry],
+        [Callback, Expiry, Door],
+        [Expiry, Door, Callback],
+        [Expiry, Callback, Door],
+    ];
+    for (backend, url) in backends("webhook_every_order") {
+        let redis = url.map(|u| (u, redis_env::unique_prefix("webhook_every_order")));
+        let dir = tempfile::tempdir().unwrap();
+        let server = Arc::new(server(dir.path(), &redis, 8).await);
+        let (hook, addr) = receiver().await;
+        let mut runs = Vec::new();
+        for order in ORDERS {
+            let (server, hook) = (server.clone(), hook.clone());
+            runs.push(tokio::spawn(async move {
+                settle_in_order(&server, &hook, addr, order).await
+            }));
+        }
+        let mut parks = Vec::new();
+        for run in runs {
+            parks.push(run.await.unwrap());
+        }
+        hook.until(ORDERS.len()).await;
+        // Longer than the dispatcher's poll and backoff: a second delivery would show now.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let seen = hook.seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), ORDERS.len(), "{backend:?}: one resume per park");
+        for (id, ias) in &parks {
+            let mine: Vec<_> = seen
+                .iter()
+                .filter(|(_, body)| {
+                    serde_json::from_slice::<Value>(body).unwrap()["park"]["id"] == id.as_str()
+                })
+                .collect();
+            assert_eq!(mine.len(), 1, "{backend:?}: {id} resumed exactly once");
+            let (headers, body) = mine[0];
+            assert_signed(headers, body);
+            let sent: Value = serde_json::from_slice(body).unwrap();
+            assert_eq!(
+                sent["park"]["resolutions"],
+                json!([
+                    {"interaction_id": ias[0], "status": "answered", "value": true, "answered_by": "alice"},
+                    {"interaction_id": ias[1], "status": "answered", "value": {"signed": true}, "answered_by": "callback"},
+                    {"interaction_id": ias[2], "status": "expired", "expired": true},
+                ]),
+                "{backend:?}: {id}"
+            );
+            assert_eq!(park(&server, id).await["status"], "resumed");
+        }
+        Arc::into_inner(server).unwrap().shutdown().await;
+    }
+}
+
+/// Park the three questions and settle them in `order`, checking before the last step that
+/// nothing was resumed; returns the park id and its question ids.
+async fn settle_in_order(
+    server: &TestServer,
+    hook: &Receiver,
+    addr: SocketAddr,
+    order: [Surface; 3],
+) -> (String, Vec<String>) {
+    let later = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    // Far enough ahead for the steps before it; the steps after it wait for the sweeper.
+    let soon = (Utc::now() + chrono::Duration::seconds(3)).to_rfc3339();
+    let resp = server
+        .request(Method::POST, "/api/parks", Some(ASKER))
+        .json(&json!({
+            "asks": [
+                {"prompt": "Door?", "answer_format": "confirm", "mode": "async", "expiry_at": later},
+                {"prompt": "Sign", "answer_format": "external", "mode": "async", "expiry_at": later,
+                 "link": "https://sign.example.com/doc?cb={callback_url}"},
+                {"prompt": "Expire?", "answer_format": "confirm", "mode": "async", "expiry_at": soon},
+            ],
+            "continuation": {"kind": "webhook", "url": format!("http://{addr}/hook")},
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let created: Value = resp.json().await.unwrap();
+    let id = created["park"]["id"].as_str().unwrap().to_owned();
+    let ias: Vec<String> = created["park"]["interactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    let delivered = |hook: &Receiver, id: &str| {
+        hook.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(_, body)| serde_json::from_slice::<Value>(body).unwrap()["park"]["id"] == id)
+    };
+    for (n, step) in order.iter().enumerate() {
+        let parked = park(server, &id).await;
+        assert_eq!(parked["status"], "parked", "{order:?} after {n}");
+        assert_eq!(parked["resolutions"].as_array().unwrap().len(), n);
+        assert!(
+            !delivered(hook, &id),
+            "{order:?}: no resume on a partial set"
+        );
+        match step {
+            Surface::Door => {
+                let (status, _) = server.answer(&ias[0], json!(true), None).await;
+                assert_eq!(status, StatusCode::OK, "{order:?}");
+            }
+            Surface::Callback => {
+                let (_, external) = server
+                    .get_json(
+                        &format!("/api/interactions/{}", ias[1]),
+                        Some(common::REVIEWER),
+                    )
+                    .await;
+                let link = external["link"].as_str().unwrap();
+                let door = &link[link.find("/api/interactions/callback/").unwrap()..];
+                let resp = server
+                    .request(Method::POST, door, None)
+                    .json(&json!({"signed": true}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(resp.status(), StatusCode::OK, "{order:?}");
+            }
+            Surface::Expiry => {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                loop {
+                    let (_, ia) = server
+                        .get_json(
+                            &format!("/api/interactions/{}", ias[2]),
+                            Some(common::REVIEWER),
+                        )
+                        .await;
+                    if ia["status"] == "expired" {
+                        break;
+                    }
+                    assert!(Instant::now() < deadline, "{order:?}: never expired");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+    (id, ias)
+}

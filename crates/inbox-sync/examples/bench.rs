@@ -57,6 +57,7 @@ fn question(n: usize) -> Interaction {
         answer: None,
         metadata,
         park_id: None,
+        park: None,
     }
 }
 

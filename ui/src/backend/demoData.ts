@@ -206,6 +206,44 @@ export function demoCards(now = Date.now()): Card[] {
         ],
       }),
     ),
+    ...demoPark(now),
+  ];
+}
+
+/** A park of three async questions run r-17 is waiting on, one already answered (as `--demo` parks). */
+export function demoPark(now = Date.now()): Card[] {
+  const parked = (index: number, partial: Partial<Interaction> & Pick<Interaction, "prompt" | "answer_format">) =>
+    card(
+      "local",
+      interaction({
+        id: `ia_park_r17_${index}`,
+        asker: "deploy-bot",
+        mode: "async",
+        created_at: ago(now, 1800),
+        park_id: "pk_demo_r17",
+        park: { size: 3, index, run: "r-17" },
+        metadata: { run_id: "r-17" },
+        ...partial,
+      }),
+    );
+  return [
+    parked(0, {
+      prompt: "Approve the schema migration for run r-17?",
+      answer_format: "confirm",
+      expires_at: ahead(now, 2700),
+      status: "answered",
+      answer: { value: true, answered_by: "alice", answered_at: ago(now, 600), params: null, reason: null },
+    }),
+    parked(1, {
+      prompt: "Which maintenance window should the migration use?",
+      answer_format: "select",
+      expires_at: ahead(now, 10800),
+      options: [
+        { value: "tonight", label: "Tonight, 22:00" },
+        { value: "weekend", label: "Saturday morning" },
+      ],
+    }),
+    parked(2, { prompt: "Anything the on-call engineer should know?", answer_format: "text", expires_at: ahead(now, 86400) }),
   ];
 }
 

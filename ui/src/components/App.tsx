@@ -10,6 +10,9 @@ import {
   inboxReducer,
   listRows,
   notificationRows,
+  parkGroups,
+  parkKey,
+  rowOrder,
   viewCount,
   visibleCards,
   type ListFilter,
@@ -22,6 +25,7 @@ import { clearOpening, loadFailures, recordFailure, type FailedQuestions } from 
 import { EmptyState } from "./EmptyState";
 import { firstLine } from "./labels";
 import { NotificationsView } from "./NotificationsView";
+import { ParkBanner } from "./ParkBanner";
 import { QuestionList } from "./QuestionList";
 import { QuestionView } from "./QuestionView";
 import { ShortcutsOverlay } from "./ShortcutsOverlay";
@@ -92,8 +96,9 @@ export function App({ backend, initial }: AppProps) {
   }, [inbox.loaded]);
 
   const cards = useMemo(() => visibleCards(inbox, filter), [inbox, filter]);
-  const rows = useMemo(() => listRows(cards, inbox.accounts, grouped), [cards, inbox.accounts, grouped]);
-  const order = useMemo(() => cards.map(cardKey), [cards]);
+  const parks = useMemo(() => parkGroups(inbox), [inbox]);
+  const rows = useMemo(() => listRows(cards, inbox.accounts, grouped, parks), [cards, inbox.accounts, grouped, parks]);
+  const order = useMemo(() => rowOrder(rows), [rows]);
 
   // Where the selected row sat, so that when it leaves the list the next one takes its place.
   const lastIndex = useRef(0);
@@ -101,6 +106,8 @@ export function App({ backend, initial }: AppProps) {
   orderRef.current = order;
   const inboxRef = useRef(inbox);
   inboxRef.current = inbox;
+  const parksRef = useRef(parks);
+  parksRef.current = parks;
   const selectedIndex = selectedKey ? order.indexOf(selectedKey) : -1;
   if (selectedIndex >= 0) lastIndex.current = selectedIndex;
 
@@ -117,6 +124,7 @@ export function App({ backend, initial }: AppProps) {
   }, [inbox.loaded, order, selectedKey, initial?.select, failed]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const selected: Card | undefined = selectedKey ? inbox.cards.get(selectedKey) : undefined;
+  const selectedPark = selected ? parks.get(parkKey(selected) ?? "") : undefined;
 
   // Opening a question reads it.
   useEffect(() => {
@@ -165,7 +173,12 @@ export function App({ backend, initial }: AppProps) {
       const isPending = (k: string) => k !== key && !failedRef.current.has(k) && cardsNow.get(k)?.interaction.status === "pending";
       let from = keys.indexOf(key);
       if (from < 0) from = lastIndex.current - 1;
-      let next: string | undefined;
+      // Within a park, the next of its questions still open comes first (after this one, then
+      // from the start): the run waits on all of them.
+      const park = parksRef.current.get(parkKey(card) ?? "");
+      const members = park?.members ?? [];
+      const at = members.indexOf(key);
+      let next: string | undefined = [...members.slice(at + 1), ...members.slice(0, Math.max(0, at))].find(isPending);
       for (let n = from + 1; n < keys.length && !next; n++) if (isPending(keys[n])) next = keys[n];
       for (let n = Math.min(from, keys.length - 1); n >= 0 && !next; n--) if (isPending(keys[n])) next = keys[n];
       setNotice({ key, title: firstLine(card.interaction.prompt), summary, delivery: delivery.state });
@@ -269,6 +282,7 @@ export function App({ backend, initial }: AppProps) {
             fallback={(reason) => <QuestionFallback card={selected} reason={reason} backend={backend} onResolved={onResolved(selectedKey, selected)} />}
           >
             <RenderWatch subject={selectedKey}>
+              {selectedPark && <ParkBanner park={selectedPark} current={selected.interaction.park?.index} />}
               <QuestionView
                 card={selected}
                 account={inbox.accounts.find((a) => a.id === selected.account)}

@@ -4,11 +4,13 @@ import { useNow } from "../hooks/useNow";
 import type { ListFilter, ListRow } from "../state/inbox";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import type { FailedQuestions } from "../boundary/renderFailures";
+import { ParkBanner } from "./ParkBanner";
 import { FailedRow, QuestionRow } from "./QuestionRow";
 import { VirtualList } from "./VirtualList";
 
 const ROW_HEIGHT = 60;
 const GROUP_HEIGHT = 30;
+const PARK_HEIGHT = 30;
 
 type Props = {
   rows: ListRow[];
@@ -34,7 +36,7 @@ export function QuestionList(props: Props) {
   const { rows, filter, onFilter, selectedKey, onSelect, accounts, grouped } = props;
   const now = useNow();
   const itemKey = useCallback((r: ListRow) => r.key, []);
-  const itemHeight = useCallback((r: ListRow) => (r.type === "group" ? GROUP_HEIGHT : ROW_HEIGHT), []);
+  const itemHeight = useCallback((r: ListRow) => (r.type === "group" ? GROUP_HEIGHT : r.type === "park" ? PARK_HEIGHT : ROW_HEIGHT), []);
   const showAccount = accounts.length > 1 && !grouped && !filter.account;
   const labelOf = (id: string) => accounts.find((a) => a.id === id)?.label ?? id;
 
@@ -91,7 +93,9 @@ export function QuestionList(props: Props) {
           activeDescendant={selectedKey ? rowDomId(selectedKey) : undefined}
           resetKey={`${filter.view}|${filter.account}|${filter.format}|${filter.unreadOnly}|${filter.search}|${grouped}`}
           renderItem={(row) =>
-            row.type === "group" ? (
+            row.type === "park" ? (
+              <ParkBanner park={row.park} compact />
+            ) : row.type === "group" ? (
               <div className="group-row" role="presentation">
                 <span>{row.label}</span>
                 <span className="count">{row.count}</span>

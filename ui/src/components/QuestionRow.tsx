@@ -20,7 +20,8 @@ export function QuestionRow({ card, id, selected, now, accountLabel, onSelect, f
   const i = card.interaction;
   const pending = i.status === "pending";
   const left = pending ? secondsLeft(i.expires_at, now) : null;
-  const soon = left !== null && left > 0 && left < SOON_SECONDS ? countdown(i.expires_at, now) : null;
+  // An async question's deadline is the whole point of it: its countdown always shows.
+  const soon = left !== null && left > 0 && (i.mode === "async" || left < SOON_SECONDS) ? countdown(i.expires_at, now) : null;
   const unread = card.unread && pending;
   const status = STATUS_MARKS[i.status];
   const steps = i.answer_format === "form" && i.pages && i.pages.length > 1 ? `${i.pages.length} steps` : null;

@@ -7,6 +7,7 @@ import type { FormPage } from "./FormPage";
 import type { InteractionKind } from "./InteractionKind";
 import type { MediaItem } from "./MediaItem";
 import type { Mode } from "./Mode";
+import type { ParkPlace } from "./ParkPlace";
 import type { Status } from "./Status";
 
 /**
@@ -64,4 +65,8 @@ metadata: Record<string, unknown>,
 /**
  * The park this question belongs to (every async question is in one); absent otherwise.
  */
-park_id?: string, };
+park_id?: string, 
+/**
+ * With `park_id`: how big the park is and where this question sits in it.
+ */
+park?: ParkPlace, };

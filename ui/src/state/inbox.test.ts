@@ -36,7 +36,7 @@ describe("inbox state", () => {
   it("groups rows by account in the accounts' order", () => {
     const cards = [q("ia_1", 3, "pending", "local"), q("ia_2", 2, "pending", "acme"), q("ia_3", 1, "pending", "local")];
     const rows = listRows(cards, demoAccounts, true);
-    expect(rows.map((r) => (r.type === "group" ? `[${r.label} ${r.count}]` : r.card.interaction.id))).toEqual(["[Local 2]", "ia_1", "ia_3", "[work.acme 1]", "ia_2"]);
+    expect(rows.map((r) => (r.type === "group" ? `[${r.label} ${r.count}]` : r.type === "card" ? r.card.interaction.id : r.key))).toEqual(["[Local 2]", "ia_1", "ia_3", "[work.acme 1]", "ia_2"]);
   });
 });
 

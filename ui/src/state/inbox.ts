@@ -83,7 +83,64 @@ export type ListFilter = {
   search: string;
 };
 
-export type ListRow = { type: "card"; key: string; card: Card } | { type: "group"; key: string; label: string; count: number };
+export type ListRow =
+  | { type: "card"; key: string; card: Card }
+  | { type: "group"; key: string; label: string; count: number }
+  | { type: "park"; key: string; park: ParkGroup };
+
+/**
+ * A park of several questions as the window draws it: one group, whatever view or order its
+ * questions fall in. Counted over every card the window holds (the answered ones sit in another
+ * view), from the place the server stamped on each question.
+ */
+export type ParkGroup = {
+  /** `account/park_id`. */
+  key: string;
+  asker: string;
+  run: string | null;
+  size: number;
+  /** Answered or declined by a person. */
+  answered: number;
+  expired: number;
+  /** Card keys of the questions the window holds, in the order they were asked. */
+  members: string[];
+};
+
+/** The group a card belongs to; null for a lone question (a park of one is drawn as itself). */
+export function parkKey(c: Card): string | null {
+  const i = c.interaction;
+  return i.park_id && i.park && i.park.size > 1 ? `${c.account}/${i.park_id}` : null;
+}
+
+/** Every park of several questions the window holds, by `parkKey`. */
+export function parkGroups(state: InboxState): Map<string, ParkGroup> {
+  const groups = new Map<string, ParkGroup>();
+  const index = new Map<string, number>();
+  for (const c of state.cards.values()) {
+    const key = parkKey(c);
+    const place = c.interaction.park;
+    if (!key || !place) continue;
+    let g = groups.get(key);
+    if (!g) {
+      g = { key, asker: c.interaction.asker, run: place.run ?? null, size: place.size, answered: 0, expired: 0, members: [] };
+      groups.set(key, g);
+    }
+    const status = c.interaction.status;
+    if (status === "answered" || status === "declined") g.answered++;
+    else if (status === "expired" || status === "cancelled") g.expired++;
+    const k = cardKey(c);
+    index.set(k, place.index);
+    g.members.push(k);
+  }
+  for (const g of groups.values()) g.members.sort((a, b) => (index.get(a) ?? 0) - (index.get(b) ?? 0));
+  return groups;
+}
+
+/** Whether every question of the park has left pending (the run is about to resume). */
+export function parkSettled(g: ParkGroup): boolean {
+  return g.answered + g.expired >= g.size;
+}
+
 
 function inView(c: Card, view: View): boolean {
   const statuses = VIEWS.find((v) => v.id === view)?.statuses;
@@ -132,9 +189,37 @@ export function visibleCards(state: InboxState, f: ListFilter): Card[] {
   return out.sort(compareCards);
 }
 
-/** Rows of the list, with a header per account when grouping is on. */
-export function listRows(cards: Card[], accounts: Account[], grouped: boolean): ListRow[] {
-  if (!grouped) return cards.map((c) => ({ type: "card", key: cardKey(c), card: c }));
+/**
+ * A run of card rows where each park's visible questions follow one header, in the order asked,
+ * at the place its first question would take in the list.
+ */
+function cardRows(cards: Card[], parks: Map<string, ParkGroup>): ListRow[] {
+  const byPark = new Map<string, Card[]>();
+  for (const c of cards) {
+    const k = parkKey(c);
+    if (k && parks.has(k)) byPark.set(k, [...(byPark.get(k) ?? []), c]);
+  }
+  const rows: ListRow[] = [];
+  const done = new Set<string>();
+  for (const c of cards) {
+    const k = parkKey(c);
+    const park = k ? parks.get(k) : undefined;
+    if (!k || !park) {
+      rows.push({ type: "card", key: cardKey(c), card: c });
+      continue;
+    }
+    if (done.has(k)) continue;
+    done.add(k);
+    rows.push({ type: "park", key: `park:${k}`, park });
+    const members = (byPark.get(k) ?? []).sort((a, b) => (a.interaction.park?.index ?? 0) - (b.interaction.park?.index ?? 0));
+    for (const m of members) rows.push({ type: "card", key: cardKey(m), card: m });
+  }
+  return rows;
+}
+
+/** Rows of the list: parks as groups, with a header per account when grouping is on. */
+export function listRows(cards: Card[], accounts: Account[], grouped: boolean, parks: Map<string, ParkGroup> = new Map()): ListRow[] {
+  if (!grouped) return cardRows(cards, parks);
   const rows: ListRow[] = [];
   const order = [...accounts.map((a) => a.id), ...new Set(cards.map((c) => c.account))];
   const seen = new Set<string>();
@@ -145,9 +230,14 @@ export function listRows(cards: Card[], accounts: Account[], grouped: boolean): 
     if (mine.length === 0) continue;
     const label = accounts.find((a) => a.id === id)?.label ?? id;
     rows.push({ type: "group", key: `group:${id}`, label, count: mine.length });
-    for (const c of mine) rows.push({ type: "card", key: cardKey(c), card: c });
+    rows.push(...cardRows(mine, parks));
   }
   return rows;
+}
+
+/** The card keys of the rows, in the order drawn (what j/k and "the next one" walk). */
+export function rowOrder(rows: ListRow[]): string[] {
+  return rows.flatMap((r) => (r.type === "card" ? [r.key] : []));
 }
 
 /** Counts per account worked out from the cards (the batches' counts may lag a snapshot). */

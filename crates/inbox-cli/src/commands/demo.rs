@@ -1,11 +1,11 @@
-//! `inbox demo` — ask one question of every format, without waiting.
+//! `inbox demo` — ask one question of every format and park three, without waiting.
 
 use crate::connection::{Acting, ConnectionArgs};
 use crate::exit;
 
 /// Ask the demo questions: every answer format, images, a document, a link, a two-page prefilled
-/// form with per-send options, an external question, and two notifications (one offering a
-/// form). Prints their ids.
+/// form with per-send options, an external question, a park of three async questions, and two
+/// notifications (one offering a form). Prints their ids.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
@@ -32,5 +32,9 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
         };
         println!("{}\t{kind}\t{}", n.id, n.prompt);
     }
+    let park = client
+        .park(&inbox_client::demo::demo_park(chrono::Utc::now()))
+        .await?;
+    println!("{}\tpark\t{} questions", park.id, park.interactions.len());
     Ok(exit::ANSWERED)
 }

@@ -10,6 +10,7 @@ pub mod park;
 pub mod serve;
 pub mod show;
 pub mod tail;
+pub mod webhook;
 
 /// Parse a JSON flag value, naming the flag when it is not JSON.
 pub fn parse_json_flag(flag: &str, text: &str) -> anyhow::Result<serde_json::Value> {

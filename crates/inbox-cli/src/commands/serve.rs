@@ -44,11 +44,25 @@ pub struct Args {
     /// is seconds), or `forever` (no horizon). An ask beyond it is refused, 400 beyond_retention.
     #[arg(long, env = "INBOX_PARK_RETENTION", default_value = "30d", value_parser = parse_retention)]
     park_retention: Retention,
+    /// How long a park that has left `parked` is kept (with its resolutions, queued delivery
+    /// and lease) after its last step (resolved, or resumed when it was), then pruned: `30d`,
+    /// `12h`, `90m`, `3600s` (a bare number is seconds), or `forever`. A park whose webhook
+    /// resume is still being delivered is kept until that is over.
+    #[arg(long, env = "INBOX_RESOLVED_PARK_RETENTION", default_value = "30d", value_parser = parse_retention)]
+    resolved_park_retention: Retention,
     /// The secret webhook continuations are signed with (Standard Webhooks), `whsec_<base64>`.
     /// Without it one is generated into the data dir (`webhook_secret`, mode 0600); several
     /// Redis workers must be given the same one.
     #[arg(long, env = "INBOX_WEBHOOK_SECRET", hide_env_values = true)]
     webhook_secret: Option<String>,
+    /// Seconds a worker holds a webhook delivery's lease: if it dies mid-delivery, another
+    /// worker takes the delivery over (same webhook-id) once this has passed.
+    #[arg(long, env = "INBOX_WEBHOOK_LEASE_S", default_value_t = 30)]
+    webhook_lease_s: u64,
+    /// Seconds one webhook delivery attempt may take before it counts as failed (and is
+    /// retried). Keep it below --webhook-lease-s, or another worker may take over a slow one.
+    #[arg(long, env = "INBOX_WEBHOOK_TIMEOUT_S", default_value_t = 10)]
+    webhook_timeout_s: u64,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -64,6 +78,10 @@ pub struct Args {
     /// store, so several workers can serve one inbox.
     #[arg(long = "redis", env = "INBOX_REDIS_URL", hide_env_values = true)]
     redis_url: Option<String>,
+    /// The prefix of every key this inbox keeps in Redis, so several inboxes can share one
+    /// Redis; every worker of one inbox must use the same.
+    #[arg(long, env = "INBOX_REDIS_PREFIX", default_value = inbox_server::store::redis::DEFAULT_PREFIX)]
+    redis_prefix: String,
     /// Another Host name this server answers to (`name`, or `name:port`); repeatable. The bind
     /// address and the public URL's host are always served; other names are refused (421).
     #[arg(
@@ -142,10 +160,14 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.resolved_retention = args.resolved_retention.0;
     config.events_retention = args.events_retention;
     config.park_retention = args.park_retention.0;
+    config.resolved_park_retention = args.resolved_park_retention.0;
     config.webhook_secret = args.webhook_secret;
+    config.webhook.lease = Duration::from_secs(args.webhook_lease_s.max(1));
+    config.webhook.timeout = Duration::from_secs(args.webhook_timeout_s.max(1));
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.agui.turn_timeout = Duration::from_secs(args.agui_turn_timeout_s.max(1));
     config.redis_url = args.redis_url;
+    config.redis_prefix = args.redis_prefix;
     config.allowed_hosts = args.allowed_hosts;
     config.header_read_timeout = Duration::from_secs(args.header_read_timeout_s.max(1));
     config.body_read_timeout = Duration::from_secs(args.body_read_timeout_s.max(1));

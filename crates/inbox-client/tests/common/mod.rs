@@ -146,6 +146,7 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
             answer: None,
             metadata: Default::default(),
             park_id: None,
+            park: None,
         };
         store
             .insert_ask(NewAsk {

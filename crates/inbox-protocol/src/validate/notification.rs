@@ -102,5 +102,6 @@ fn form_question(notification: &Notification) -> Result<Interaction, ValidationE
         answer: None,
         metadata: Default::default(),
         park_id: None,
+        park: None,
     })
 }

@@ -350,11 +350,25 @@ async fn open_park(
     })?;
     let park_id = crate::ids::park_id();
     let mut prepared = Vec::with_capacity(req.asks.len());
+    let size = req.asks.len() as u32;
     for (i, (ask, ok)) in req.asks.into_iter().zip(&accepted.asks).enumerate() {
         let prefix = format!("asks[{i}].");
-        let new =
-            crate::routes::ask::prepare(state, &run.asker, ask, ok, now, &prefix, Some(&park_id))
-                .map_err(|e| refused(i, &interrupts[i], "", e.message()))?;
+        // The window groups the interrupts of one turn under the run that raised them.
+        let place = inbox_protocol::ParkPlace {
+            size,
+            index: i as u32,
+            run: Some(run.id.clone()),
+        };
+        let new = crate::routes::ask::prepare(
+            state,
+            &run.asker,
+            ask,
+            ok,
+            now,
+            &prefix,
+            Some((&park_id, place)),
+        )
+        .map_err(|e| refused(i, &interrupts[i], "", e.message()))?;
         prepared.push(new);
     }
     let mut metadata = Map::new();

@@ -11,7 +11,7 @@ use inbox_protocol::validate::{
 };
 use inbox_protocol::{
     AnswerFormat, AskRequest, Continuation, ErrorCode, Interaction, MediaItem, Mode, Park,
-    ParkStatus, Status, paths,
+    ParkPlace, ParkStatus, Status, paths,
 };
 
 use inbox_protocol::caps::PENDING_PER_ASKER_MAX;
@@ -43,6 +43,11 @@ pub async fn ask(
             state.park_retention().check(at, now, "expiry_at")?;
         }
         let park_id = ids::park_id();
+        let place = ParkPlace {
+            size: 1,
+            index: 0,
+            run: ParkPlace::run_of(req.metadata.as_ref()),
+        };
         let ask = prepare(
             &state,
             &principal.name,
@@ -50,7 +55,7 @@ pub async fn ask(
             &accepted,
             now,
             "",
-            Some(&park_id),
+            Some((&park_id, place)),
         )?;
         let interaction = ask.interaction.clone();
         let park = new_park(
@@ -108,7 +113,7 @@ pub(crate) fn prepare(
     accepted: &AcceptedAsk,
     now: DateTime<Utc>,
     field_prefix: &str,
-    park_id: Option<&str>,
+    park: Option<(&str, ParkPlace)>,
 ) -> Result<NewAsk, ApiError> {
     let external = if req.answer_format == AnswerFormat::External {
         // Without a public URL no one outside could ever reach the callback.
@@ -164,7 +169,8 @@ pub(crate) fn prepare(
         created_at: now,
         answer: None,
         metadata: req.metadata.unwrap_or_default(),
-        park_id: park_id.map(str::to_owned),
+        park_id: park.as_ref().map(|(id, _)| (*id).to_owned()),
+        park: park.map(|(_, place)| place),
     };
     Ok(NewAsk {
         interaction,

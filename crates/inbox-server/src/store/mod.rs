@@ -326,6 +326,16 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
     ) -> Result<Vec<String>, StoreError>;
 
+    /// Delete up to `limit` parks that left `parked` and whose last step (resolved, or
+    /// resumed when it was) is at or before `before`, with their resolutions, queued delivery
+    /// and lease; a park whose webhook resume is still queued is kept. Returns their ids. Their
+    /// questions are pruned on their own retention (`prune_resolved`).
+    async fn prune_parks(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
+
     // AG-UI runs (`agui.rs`). The step that resolves an `agui` park queues its run's turn.
 
     /// Store a run and queue its first turn, due now.

@@ -152,6 +152,7 @@ impl RedisStore {
             .key(self.keys.deliveries())
             .key(self.keys.agui_turns())
             .key(self.keys.agui_attempts())
+            .key(self.keys.parks_settled())
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -605,6 +606,14 @@ impl Store for RedisStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         self.delivery_finish(delivery, result, now).await
+    }
+
+    async fn prune_parks(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.park_prune(before, limit).await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {

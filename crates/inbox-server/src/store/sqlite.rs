@@ -748,6 +748,21 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn prune_parks(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let pruned = park::prune(&tx, before, limit)?;
+            tx.commit()?;
+            Ok(pruned)
+        })
+        .await
+    }
+
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.with_conn(move |conn, _| {
@@ -973,6 +988,7 @@ mod tests {
                 answer: None,
                 metadata: Default::default(),
                 park_id: None,
+                park: None,
             },
             pending_limit: usize::MAX,
             media: vec![],

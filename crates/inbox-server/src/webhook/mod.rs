@@ -1,9 +1,10 @@
 //! Webhook continuations: the signing secret ([`secret`]), Standard Webhooks signatures
-//! ([`sign`]) and the dispatcher that delivers due resumes from the store's durable queue
+//! ([`sign`], checked by [`verify`]) and the dispatcher that delivers due resumes from the store's durable queue
 //! ([`dispatcher`]).
 
 pub mod dispatcher;
 pub mod secret;
+pub mod verify;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

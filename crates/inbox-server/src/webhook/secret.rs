@@ -54,8 +54,5 @@ pub fn load_or_generate(configured: Option<&str>, data_dir: &Path) -> Result<Vec
 }
 
 fn decode(secret: &str) -> Option<Vec<u8>> {
-    secret
-        .strip_prefix(STANDARD_WEBHOOKS_SECRET_PREFIX)
-        .and_then(|k| STANDARD.decode(k).ok())
-        .filter(|k| !k.is_empty())
+    super::verify::secret_key(secret).ok()
 }

@@ -475,3 +475,109 @@ pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>)
     );
     assert!(!store.redeliver_park("pk_queue", Utc::now()).await.unwrap());
 }
+
+/// Parks that have left `parked` are pruned once their last step is older than the cut-off,
+/// with their resolutions; one still parked, or whose webhook resume is still queued, is kept
+/// until that is over. Their questions stay (they have a retention of their own).
+pub async fn settled_parks_are_pruned_after_their_retention(store: Arc<dyn Store>) {
+    use inbox_server::store::DeliveryResult;
+    let later = in_minutes(60);
+    let hook = Continuation::Webhook {
+        url: "https://hooks.example.org/p".into(),
+    };
+    for (id, continuation) in [
+        ("pk_prune_claimed", Continuation::Claim {}),
+        ("pk_prune_unclaimed", Continuation::Claim {}),
+        ("pk_prune_parked", Continuation::Claim {}),
+        ("pk_prune_hook", hook),
+    ] {
+        store
+            .insert_park(park_of(id, &[later, later], continuation))
+            .await
+            .unwrap();
+    }
+    let settle = |id: &'static str, n: usize| {
+        let store = store.clone();
+        async move {
+            for q in 0..n {
+                let out = store
+                    .resolve(&format!("{id}_q{q}"), answer("alice", json!(true)), None)
+                    .await
+                    .unwrap();
+                assert!(matches!(out, ResolveOutcome::Resolved(_)), "{out:?}");
+            }
+        }
+    };
+    settle("pk_prune_claimed", 2).await;
+    settle("pk_prune_unclaimed", 2).await;
+    settle("pk_prune_parked", 1).await;
+    settle("pk_prune_hook", 2).await;
+    assert!(matches!(
+        store
+            .claim_park("pk_prune_claimed", None, Utc::now())
+            .await
+            .unwrap(),
+        ClaimOutcome::Claimed(_)
+    ));
+
+    // Settled moments ago: a cut-off an hour back reaches none of them.
+    let none = store
+        .prune_parks(Utc::now() - Duration::hours(1), 100)
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "{none:?}");
+
+    let cut = Utc::now() + Duration::seconds(1);
+    let mut pruned = store.prune_parks(cut, 100).await.unwrap();
+    pruned.sort();
+    assert_eq!(pruned, ["pk_prune_claimed", "pk_prune_unclaimed"]);
+    for gone in &pruned {
+        assert!(store.get_park(gone).await.unwrap().is_none(), "{gone}");
+        assert!(
+            matches!(
+                store.claim_park(gone, None, Utc::now()).await.unwrap(),
+                ClaimOutcome::NotFound
+            ),
+            "{gone}: nothing left to claim"
+        );
+        // The questions are still there, on their own retention.
+        assert!(store.get(&format!("{gone}_q0")).await.unwrap().is_some());
+    }
+    assert_eq!(
+        store
+            .get_park("pk_prune_parked")
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        ParkStatus::Parked
+    );
+    let queued = store.get_park("pk_prune_hook").await.unwrap().unwrap();
+    assert_eq!(
+        queued.status,
+        ParkStatus::Resolved,
+        "its resume is still due"
+    );
+
+    // Once delivered, the webhook park goes too; a second run finds nothing more.
+    let delivery = store
+        .lease_delivery(Utc::now(), std::time::Duration::from_secs(30))
+        .await
+        .unwrap()
+        .expect("the webhook resume is due");
+    assert_eq!(delivery.park.id, "pk_prune_hook");
+    assert!(
+        store
+            .finish_delivery(&delivery, DeliveryResult::Delivered, Utc::now())
+            .await
+            .unwrap()
+    );
+    let later_cut = Utc::now() + Duration::seconds(1);
+    assert_eq!(
+        store.prune_parks(later_cut, 100).await.unwrap(),
+        ["pk_prune_hook"]
+    );
+    assert!(store.get_park("pk_prune_hook").await.unwrap().is_none());
+    assert!(store.prune_parks(later_cut, 100).await.unwrap().is_empty());
+    assert!(store.get_park("pk_prune_parked").await.unwrap().is_some());
+}

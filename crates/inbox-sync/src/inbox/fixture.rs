@@ -37,6 +37,7 @@ pub(crate) fn ia(id: &str, minute: i64) -> Interaction {
         answer: None,
         metadata: Map::new(),
         park_id: None,
+        park: None,
     }
 }
 

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::Utc;
 use inbox_protocol::validate::validate_park;
-use inbox_protocol::{ParkRequest, ParkResponse};
+use inbox_protocol::{ParkPlace, ParkRequest, ParkResponse};
 
 use crate::auth::AsAsker;
 use crate::body::JsonBody;
@@ -32,9 +32,16 @@ pub async fn create(
         .await?;
     let accepted = accepted?;
     let park_id = ids::park_id();
+    let size = req.asks.len() as u32;
+    let run = ParkPlace::run_of(req.metadata.as_ref());
     let mut asks = Vec::with_capacity(req.asks.len());
     for (i, (ask, ok)) in req.asks.into_iter().zip(&accepted.asks).enumerate() {
         let prefix = format!("asks[{i}].");
+        let place = ParkPlace {
+            size,
+            index: i as u32,
+            run: run.clone(),
+        };
         asks.push(prepare(
             &state,
             &principal.name,
@@ -42,7 +49,7 @@ pub async fn create(
             ok,
             now,
             &prefix,
-            Some(&park_id),
+            Some((&park_id, place)),
         )?);
     }
     let continuation = req.continuation.unwrap_or_default();

@@ -91,6 +91,12 @@ impl Keys {
         format!("{}:deliveries", self.prefix)
     }
 
+    /// Sorted set of parks that have left `parked`, scored by when (unix ms): what pruning
+    /// walks once their retention has passed.
+    pub fn parks_settled(&self) -> String {
+        format!("{}:parks:settled", self.prefix)
+    }
+
     /// The prefix of each delivery's lease key (`…:lease:<park id>`, a token with `PX`).
     pub fn lease_prefix(&self) -> String {
         format!("{}:lease:", self.prefix)

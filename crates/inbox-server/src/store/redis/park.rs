@@ -211,6 +211,43 @@ impl RedisStore {
         })
     }
 
+    pub(super) async fn park_prune(
+        &self,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(self.keys.parks_settled())
+            .arg("-inf")
+            .arg(before.timestamp_millis())
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit.min(i64::MAX as usize))
+            .query_async(&mut conn)
+            .await?;
+        let now = Utc::now().timestamp_millis();
+        let mut pruned = Vec::new();
+        for id in due {
+            let done: i64 = self
+                .scripts
+                .park_prune
+                .key(self.keys.park(&id))
+                .key(self.keys.deliveries())
+                .key(self.keys.parks_settled())
+                .key(self.keys.lease(&id))
+                .arg(&id)
+                .arg(before.timestamp_millis())
+                .arg(now)
+                .invoke_async(&mut conn)
+                .await?;
+            if done == 1 {
+                pruned.push(id);
+            }
+        }
+        Ok(pruned)
+    }
+
     /// After a settle whose script reported moving `ia`'s park: tell this worker's listeners.
     pub(super) async fn publish_park(&self, ia: &Interaction) -> Result<(), StoreError> {
         if let Some(id) = &ia.park_id

@@ -45,7 +45,8 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
 /// the asker's pending counter, the resolved set, the question's park (any key when it has
-/// none), the deliveries queue, the AG-UI turn queue, the AG-UI attempts hash.
+/// none), the deliveries queue, the AG-UI turn queue, the AG-UI attempts hash, the set of
+/// settled parks.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
 /// for the expiry sweep, which is what settles a question past its deadline), the moment it is
@@ -81,7 +82,7 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
 -- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
-local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12], KEYS[11], KEYS[12])
+local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12], KEYS[11], KEYS[12], KEYS[13])
 return {'resolved', event_id, park_moved}
 "#;
 
@@ -91,13 +92,15 @@ return {'resolved', event_id, park_moved}
 /// exactly one script run sees the count reach the total.
 /// Returns "park_resolved" from the run that moved the park, "" from every other.
 const PARK_RECORD: &str = r#"
-local function park_record(park, id, resolution, now, deliveries, park_id, agui_turns, agui_attempts)
+local function park_record(park, id, resolution, now, deliveries, park_id, agui_turns, agui_attempts, settled)
   if resolution == '' or redis.call('EXISTS', park) == 0 then return '' end
   if redis.call('HSETNX', park, 'r:' .. id, resolution) == 0 then return '' end
   local count = redis.call('HINCRBY', park, 'resolved', 1)
   local state = redis.call('HMGET', park, 'status', 'total', 'kind')
   if state[1] == 'parked' and count == tonumber(state[2]) then
     redis.call('HSET', park, 'status', 'resolved', 'resolved_at', now)
+    -- Indexed for pruning once its retention has passed (PARK_PRUNE).
+    redis.call('ZADD', settled, now, park_id)
     -- A webhook park's resume is queued by the same script: durable, and queued once.
     if state[3] == 'webhook' then redis.call('ZADD', deliveries, now, park_id) end
     -- An AG-UI park's resume turn, the same way (its run id was kept by PARK_INSERT).
@@ -476,6 +479,32 @@ redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
 return 1
 "#;
 
+/// Deletes a settled park (its hash holds its resolutions) and its lease, once the later of
+/// its `resolved_at` and `resumed_at` is at or before the cut-off. A park whose webhook resume
+/// is still queued is kept (its delivery is not over), and re-scored so it does not hold up
+/// the batch; one resumed later than its index says is re-scored to that time.
+/// KEYS: park, deliveries, settled parks, the park's lease. ARGV: park id, cut-off in unix ms,
+/// now in unix ms. Returns 1 when it was pruned, else 0.
+const PARK_PRUNE: &str = r#"
+local s = redis.call('HMGET', KEYS[1], 'status', 'resolved_at', 'resumed_at')
+if not s[1] or s[1] == 'parked' then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return 0
+end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+  return 0
+end
+local at = tonumber(s[3] or s[2] or '0')
+if at > tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[3], at, ARGV[1])
+  return 0
+end
+redis.call('DEL', KEYS[1], KEYS[4])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+"#;
+
 /// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
 pub struct Scripts {
     pub insert: Script,
@@ -498,6 +527,7 @@ pub struct Scripts {
     pub agui_retry: Script,
     pub agui_progress: Script,
     pub agui_prune: Script,
+    pub park_prune: Script,
 }
 
 impl Scripts {
@@ -527,6 +557,7 @@ impl Scripts {
             agui_retry: Script::new(AGUI_RETRY),
             agui_progress: Script::new(AGUI_PROGRESS),
             agui_prune: Script::new(AGUI_PRUNE),
+            park_prune: Script::new(PARK_PRUNE),
         }
     }
 }

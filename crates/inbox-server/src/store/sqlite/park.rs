@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS park_deliveries (
     lease_token TEXT
 );
 CREATE INDEX IF NOT EXISTS park_deliveries_due ON park_deliveries(due_at);
+CREATE INDEX IF NOT EXISTS parks_settled ON parks(COALESCE(resumed_at, resolved_at))
+    WHERE status != 'parked';
 CREATE TABLE IF NOT EXISTS park_resolutions (
     park_id        TEXT NOT NULL,
     interaction_id TEXT NOT NULL,
@@ -255,6 +257,30 @@ pub(super) fn finish(
         }
     }
     Ok(true)
+}
+
+/// Delete up to `limit` settled parks whose last step is at or before `before` (none with a
+/// queued delivery), with their resolutions, in the caller's transaction.
+pub(super) fn prune(
+    tx: &Transaction<'_>,
+    before: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<String> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id FROM parks
+             WHERE status != 'parked' AND COALESCE(resumed_at, resolved_at) <= ?1
+               AND id NOT IN (SELECT park_id FROM park_deliveries)
+             ORDER BY COALESCE(resumed_at, resolved_at) LIMIT ?2",
+        )?;
+        stmt.query_map(params![before.timestamp_millis(), limit], |row| row.get(0))?
+            .collect::<Result<_, _>>()?
+    };
+    for id in &ids {
+        tx.execute("DELETE FROM park_resolutions WHERE park_id = ?1", [id])?;
+        tx.execute("DELETE FROM parks WHERE id = ?1", [id])?;
+    }
+    Ok(ids)
 }
 
 /// `failed → resolved`, attempts reset, queued again.

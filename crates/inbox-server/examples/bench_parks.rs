@@ -1,0 +1,255 @@
+//! Resumes of parks, end to end: 1,000 parks of three async questions with a webhook
+//! continuation, every question answered over HTTP, each park's one resume received by a
+//! webhook receiver on loopback. On the embedded SQLite store and on Redis 7 (one worker).
+//!
+//! ```text
+//! cargo run --release -p inbox-server --example bench_parks
+//! ```
+//!
+//! Redis comes from `INBOX_REDIS_URL` or `INBOX_TEST_REDIS_URL`; with neither set, only the
+//! SQLite row is measured. The server (`inbox_server::start`, default webhook policy), the
+//! clients and the receiver share this process and its cores: compare the rows with each
+//! other, not with other machines.
+//!
+//! Measured per store:
+//! - resumes/s: parks resumed per second, from the first answer sent until the last park's
+//!   webhook arrived, with `CONCURRENCY` clients each answering one park's three questions in
+//!   turn (so answers and deliveries overlap, as they would in use);
+//! - lag p50/p99: per park, from the moment its last answer's `200` came back to the moment
+//!   its webhook arrived at the receiver (0 when the webhook beat the answer's response).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use axum::body::Bytes;
+use futures::StreamExt;
+use inbox_server::{ServerConfig, TokenSpec};
+use serde_json::{Value, json};
+
+const PARKS: usize = 1000;
+const QUESTIONS_PER_PARK: usize = 3;
+const CONCURRENCY: usize = 16;
+const REVIEWER: &str = "bench-reviewer-secret-0123456789";
+/// Several askers, so that 3,000 pending questions stay under each asker's pending limit.
+const ASKERS: [&str; 4] = [
+    "bench-asker-0-secret-0123456789",
+    "bench-asker-1-secret-0123456789",
+    "bench-asker-2-secret-0123456789",
+    "bench-asker-3-secret-0123456789",
+];
+const SECRET: &str = "whsec_YmVuY2htYXJrIHdlYmhvb2sgc2lnbmluZyBrZXk=";
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let redis = ["INBOX_REDIS_URL", "INBOX_TEST_REDIS_URL"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()));
+    let mut rows = vec![("SQLite (embedded)", run(None).await?)];
+    match redis {
+        Some(url) => rows.push(("Redis 7, 1 worker", run(Some(url)).await?)),
+        None => eprintln!("no INBOX_REDIS_URL / INBOX_TEST_REDIS_URL: Redis not measured"),
+    }
+    println!(
+        "{PARKS} parks of {QUESTIONS_PER_PARK}, webhook continuation to a receiver on loopback; \
+         {CONCURRENCY} clients answering\n"
+    );
+    println!("| store | resumes/s | lag p50 | lag p99 | lag max |");
+    println!("|---|---:|---:|---:|---:|");
+    for (store, m) in rows {
+        println!(
+            "| {store} | {:.0} | {:.1} ms | {:.1} ms | {:.1} ms |",
+            m.resumes_per_s,
+            ms(m.p50),
+            ms(m.p99),
+            ms(m.max)
+        );
+    }
+    Ok(())
+}
+
+struct Measured {
+    resumes_per_s: f64,
+    p50: Duration,
+    p99: Duration,
+    max: Duration,
+}
+
+/// When each park's webhook arrived, by park id.
+type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
+
+async fn receiver() -> anyhow::Result<(String, Arrivals)> {
+    let arrivals: Arrivals = Arc::default();
+    let shared = arrivals.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: Bytes| {
+            let arrivals = shared.clone();
+            async move {
+                let at = Instant::now();
+                if let Ok(hook) = serde_json::from_slice::<Value>(&body)
+                    && let Some(id) = hook["park"]["id"].as_str()
+                {
+                    arrivals.lock().unwrap().entry(id.to_owned()).or_insert(at);
+                }
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/hook", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok((url, arrivals))
+}
+
+async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
+    let dir = tempfile::tempdir()?;
+    let prefix = format!("bench-parks:{}", std::process::id());
+    let mut config = ServerConfig::new("127.0.0.1:0".parse()?, dir.path().to_owned());
+    config.tokens = tokens()?;
+    config.webhook_secret = Some(SECRET.into());
+    if let Some(url) = &redis {
+        config.redis_url = Some(url.clone());
+        config.redis_prefix = prefix.clone();
+    }
+    let server = inbox_server::start(config).await?;
+    let base = server.base_url.clone();
+    let (hook, arrivals) = receiver().await?;
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(CONCURRENCY)
+        .build()?;
+
+    eprintln!(
+        "parking {PARKS} parks ({}) ...",
+        if redis.is_some() { "redis" } else { "sqlite" }
+    );
+    let expiry = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
+    let parks: Vec<Vec<String>> = in_parallel(PARKS, |p| {
+        let (http, base, hook, expiry) = (http.clone(), base.clone(), hook.clone(), expiry.clone());
+        async move {
+            let ask = json!({"prompt": format!("park {p}"), "answer_format": "confirm",
+                             "mode": "async", "expiry_at": expiry});
+            let created: Value = http
+                .post(format!("{base}/api/parks"))
+                .bearer_auth(ASKERS[p % ASKERS.len()])
+                .json(&json!({"asks": vec![ask; QUESTIONS_PER_PARK],
+                              "continuation": {"kind": "webhook", "url": hook}}))
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            let mut ids: Vec<String> =
+                vec![created["park"]["id"].as_str().context("park id")?.into()];
+            for ia in created["park"]["interactions"]
+                .as_array()
+                .context("interactions")?
+            {
+                ids.push(ia.as_str().context("interaction id")?.to_owned());
+            }
+            Ok(ids)
+        }
+    })
+    .await?;
+
+    eprintln!("answering {} questions ...", PARKS * QUESTIONS_PER_PARK);
+    let started = Instant::now();
+    let parks = Arc::new(parks);
+    let last_answered: Vec<(String, Instant)> = in_parallel(PARKS, |p| {
+        let (http, base, parks) = (http.clone(), base.clone(), parks.clone());
+        async move {
+            let ids = &parks[p];
+            for ia in &ids[1..] {
+                http.post(format!("{base}/api/interactions/{ia}/answer"))
+                    .bearer_auth(REVIEWER)
+                    .json(&json!({"answer": true}))
+                    .send()
+                    .await?
+                    .error_for_status()?;
+            }
+            Ok((ids[0].clone(), Instant::now()))
+        }
+    })
+    .await?;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while arrivals.lock().unwrap().len() < PARKS {
+        if Instant::now() > deadline {
+            bail!(
+                "only {} of {PARKS} resumes arrived",
+                arrivals.lock().unwrap().len()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let arrived = arrivals.lock().unwrap().clone();
+    let last = arrived.values().max().copied().context("no arrivals")?;
+    let resumes_per_s = PARKS as f64 / last.duration_since(started).as_secs_f64();
+    let mut lags: Vec<Duration> = last_answered
+        .iter()
+        .map(|(id, answered)| arrived[id].saturating_duration_since(*answered))
+        .collect();
+    lags.sort();
+    server.shutdown().await;
+    if let Some(url) = &redis {
+        remove_keys(url, &prefix).await?;
+    }
+    Ok(Measured {
+        resumes_per_s,
+        p50: percentile(&lags, 0.50),
+        p99: percentile(&lags, 0.99),
+        max: lags.last().copied().unwrap_or_default(),
+    })
+}
+
+/// Runs `job(0..n)` with at most CONCURRENCY in flight; results in index order.
+async fn in_parallel<T, F, Fut>(n: usize, job: F) -> anyhow::Result<Vec<T>>
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    futures::stream::iter((0..n).map(job))
+        .buffered(CONCURRENCY)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((sorted.len() as f64) * p).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
+    let mut all = vec![format!("bench-reviewer:reviewer:{REVIEWER}").parse()?];
+    for (n, secret) in ASKERS.iter().enumerate() {
+        all.push(format!("bench-bot-{n}:asker:{secret}").parse()?);
+    }
+    Ok(all)
+}
+
+/// Deletes this run's keys from the Redis it used.
+async fn remove_keys(url: &str, prefix: &str) -> anyhow::Result<()> {
+    let client = redis::Client::open(url)?;
+    let mut conn = client.get_multiplexed_async_connection().await?;
+    let mut keys: Vec<String> = Vec::new();
+    {
+        let mut scan =
+            redis::AsyncCommands::scan_match::<_, String>(&mut conn, format!("{prefix}:*")).await?;
+        while let Some(key) = scan.next().await {
+            keys.push(key);
+        }
+    }
+    for chunk in keys.chunks(500) {
+        let _: () = redis::cmd("DEL").arg(chunk).query_async(&mut conn).await?;
+    }
+    Ok(())
+}
