@@ -35,6 +35,7 @@ enum Command {
     Withdraw(commands::show::WithdrawArgs),
     Demo(commands::demo::Args),
     Tail(commands::tail::Args),
+    Mcp(commands::mcp::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -65,6 +66,7 @@ fn main() -> std::process::ExitCode {
             Command::Withdraw(args) => commands::show::run_withdraw(args).await,
             Command::Demo(args) => commands::demo::run(args).await,
             Command::Tail(args) => commands::tail::run(args).await,
+            Command::Mcp(args) => commands::mcp::run(args).await,
         }
     });
     match result {

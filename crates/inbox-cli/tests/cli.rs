@@ -1,62 +1,13 @@
 //! The `inbox` binary end to end: a real `inbox serve` process on loopback, driven by the other
 //! subcommands exactly as a script would.
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
-
-/// A server process with its own data dir; killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-    dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start_server() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(dir.path())
-        .env_remove("INBOX_TOKENS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn inbox serve");
-    let server = Server { child, url, dir };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !server.dir.path().join("tokens.json").exists()
-        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-    {
-        assert!(Instant::now() < deadline, "inbox serve did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
-}
+use support::{INBOX, Server, start_server};
 
 fn inbox(server: &Server, args: &[&str]) -> Command {
     let mut cmd = Command::new(INBOX);

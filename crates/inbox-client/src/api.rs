@@ -188,12 +188,12 @@ impl ApiClient {
         Ok(WaitOutcome::Resolved(Box::new(decode(resp).await?)))
     }
 
-    /// `DELETE /api/interactions/{id}` — the asker withdraws the question.
+    /// `DELETE /api/interactions/{id}` — the asker withdraws the question; returns it as stored.
     pub async fn withdraw(&self, id: &str) -> Result<Interaction, ClientError> {
         let resp = self
             .send(self.request(Method::DELETE, &item_path(id, "")))
             .await?;
-        decode(resp).await
+        Ok(decode::<ResolveResponse>(resp).await?.interaction)
     }
 
     /// Fetch a same-origin media reference (`/api/interactions/media/<id>`).
@@ -305,4 +305,19 @@ async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
 pub fn new_idempotency_key() -> String {
     let bits: u128 = rand::random();
     format!("{bits:032x}")
+}
+
+/// The notification door (`/api/notifications`).
+impl ApiClient {
+    /// `POST /api/notifications` — tell the person something; returns at once with the stored
+    /// notification (the body and the answer are typed by the caller: see `NotificationRequest`).
+    pub async fn notify<B: serde::Serialize, T: DeserializeOwned>(
+        &self,
+        body: &B,
+    ) -> Result<T, ClientError> {
+        let resp = self
+            .send(self.request(Method::POST, "/api/notifications").json(body))
+            .await?;
+        decode(resp).await
+    }
 }

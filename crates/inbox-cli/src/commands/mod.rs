@@ -4,6 +4,7 @@ pub mod answer;
 pub mod ask;
 pub mod demo;
 pub mod list;
+pub mod mcp;
 pub mod park;
 pub mod serve;
 pub mod show;

@@ -1,0 +1,120 @@
+//! The `notify_user` tool: an ask-less notification through `POST /api/notifications`. It
+//! returns as soon as the server has stored it; nobody waits for the person.
+
+use inbox_client::ApiClient;
+use inbox_protocol::caps;
+use inbox_protocol::{FormData, MediaItem};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::ask_tool::{error_result, field_error};
+
+pub const NAME: &str = "notify_user";
+
+/// The notification door's body, with its own field names.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct NotifyUserArgs {
+    prompt: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    media: Option<Vec<MediaItem>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    data: Option<FormData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    metadata: Option<Map<String, Value>>,
+}
+
+pub fn tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "prompt": {
+                "type": "string",
+                "maxLength": caps::PROMPT_MAX_CHARS,
+                "description": "The notification's title line, as plain text."
+            },
+            "body": {
+                "type": "string",
+                "description": "Longer plain text shown under the title."
+            },
+            "media": {
+                "type": "array",
+                "maxItems": caps::MEDIA_MAX_ITEMS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["image", "document", "video", "audio", "link"]},
+                        "url": {"type": "string"},
+                        "caption": {"type": "string", "maxLength": caps::MEDIA_CAPTION_MAX_CHARS},
+                        "filename": {"type": "string", "maxLength": caps::MEDIA_FILENAME_MAX_CHARS}
+                    },
+                    "required": ["kind", "url"],
+                    "additionalProperties": false
+                }
+            },
+            "schema": {
+                "type": "object",
+                "description": "Optional: a JSON Schema form the person may submit whenever they like; \
+                    submissions reach you later as messages, this call does not wait for them."
+            },
+            "data": {
+                "type": "object",
+                "properties": {
+                    "values": {"type": "object"},
+                    "options": {"type": "object"}
+                },
+                "additionalProperties": false,
+                "description": "With schema only: prefill values and per-send choice lists."
+            },
+            "metadata": {
+                "type": "object",
+                "description": "Display-only context."
+            }
+        },
+        "required": ["prompt"],
+        "additionalProperties": false
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("the literal above is an object")
+    };
+    let mut tool = Tool::new(
+        NAME,
+        "Tell the human user something through their Interactions Inbox without waiting: a status \
+         update, a finished task, or (with `schema`) a form they may fill in whenever they like. \
+         Returns as soon as the notification is delivered to the inbox.",
+        JsonObject::from(schema),
+    );
+    tool.annotations = Some(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(true),
+    );
+    tool
+}
+
+pub async fn call(client: &ApiClient, arguments: Option<JsonObject>) -> CallToolResult {
+    let args: NotifyUserArgs =
+        match serde_path_to_error::deserialize(Value::Object(arguments.unwrap_or_default())) {
+            Ok(args) => args,
+            Err(e) => return error_result(field_error(&e)),
+        };
+    match client.notify::<_, Value>(&args).await {
+        Ok(stored) => {
+            let id = stored.get("id").and_then(Value::as_str).unwrap_or("?");
+            let structured = json!({"status": "delivered", "notification_id": id});
+            let mut result = CallToolResult::success(vec![ContentBlock::text(format!(
+                "Delivered notification {id} to the inbox; nothing waits for the person."
+            ))]);
+            result.structured_content = Some(structured);
+            result
+        }
+        Err(e) => error_result(format!("the inbox refused the notification: {e}")),
+    }
+}
