@@ -600,14 +600,14 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
         ],
     )
     .await;
-    let elicited = async |tool: &'static str| {
+    let elicited = |tool: &'static str| {
         let peer = client.peer().clone();
         tokio::spawn(async move { peer.call_tool(tool_call(tool, json!({}))).await })
     };
     let outcome =
         |result: CallToolResult| -> Value { serde_json::from_str(&text(&result)).unwrap() };
 
-    let call = elicited("confirm_step").await;
+    let call = elicited("confirm_step");
     let question = pending_question(&reviewer).await;
     assert_eq!(question.answer_format, AnswerFormat::Confirm);
     assert_eq!(
@@ -622,7 +622,7 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
         json!({"action": "accept", "content": {"proceed": true}})
     );
 
-    let call = elicited("pick_pet").await;
+    let call = elicited("pick_pet");
     let question = pending_question(&reviewer).await;
     assert_eq!(question.answer_format, AnswerFormat::Select);
     let options: Vec<(String, Option<String>)> = question
@@ -646,7 +646,7 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
 
     // URL mode: an external question whose link opens the server's URL as given; the
     // question's callback (what the finished flow posts to) accepts it.
-    let call = elicited("sign_in").await;
+    let call = elicited("sign_in");
     let question = pending_question(&reviewer).await;
     assert_eq!(question.answer_format, AnswerFormat::External);
     let link = question.link.clone().unwrap();
@@ -658,13 +658,13 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     assert_eq!(outcome(result), json!({"action": "accept"}));
 
     // Declined → decline; unanswered past --timeout → cancel.
-    let call = elicited("confirm_step").await;
+    let call = elicited("confirm_step");
     let question = pending_question(&reviewer).await;
     decline(&reviewer, &question.id, "not now").await;
     let result = within("confirm_step", call).await.unwrap().unwrap();
     assert_eq!(outcome(result), json!({"action": "decline"}));
 
-    let call = elicited("sign_in").await;
+    let call = elicited("sign_in");
     let result = within("an expiring sign_in", call).await.unwrap().unwrap();
     assert_eq!(outcome(result), json!({"action": "cancel"}));
     client.cancel().await.ok();
