@@ -70,14 +70,25 @@ pub async fn run(args: Args, client: ApiClient) -> anyhow::Result<u8> {
     // One writer per direction, so lines from several tasks never interleave.
     let (to_child, mut to_child_rx) = mpsc::channel::<Vec<u8>>(64);
     let (to_host, mut to_host_rx) = mpsc::channel::<Vec<u8>>(64);
-    let child_writer = tokio::spawn(async move {
-        while let Some(line) = to_child_rx.recv().await {
-            if child_in.write_all(&line).await.is_err() || child_in.flush().await.is_err() {
-                break;
+    // Set when the host closes its input; the server's stdin is then closed in turn (the
+    // elicitation tasks still hold senders, so the channel alone would never end).
+    let host_gone = CancellationToken::new();
+    let child_writer = {
+        let host_gone = host_gone.clone();
+        tokio::spawn(async move {
+            loop {
+                let line = tokio::select! {
+                    line = to_child_rx.recv() => line,
+                    _ = host_gone.cancelled() => None,
+                };
+                let Some(line) = line else { break };
+                if child_in.write_all(&line).await.is_err() || child_in.flush().await.is_err() {
+                    break;
+                }
             }
-        }
-        // Dropping stdin closes it: the server sees its host go away.
-    });
+            // Dropping stdin closes it: the server sees its host go away.
+        })
+    };
     let host_writer = tokio::spawn(async move {
         let mut out = tokio::io::stdout();
         while let Some(line) = to_host_rx.recv().await {
@@ -91,10 +102,10 @@ pub async fn run(args: Args, client: ApiClient) -> anyhow::Result<u8> {
         let to_child = to_child.clone();
         tokio::spawn(async move {
             let mut reader = BufReader::new(tokio::io::stdin());
-            let result = relay_host(&mut reader, &to_child).await;
-            if let Err(e) = &result {
+            if let Err(e) = relay_host(&mut reader, &to_child).await {
                 tracing::error!("from the host: {e:#}");
             }
+            host_gone.cancel();
         })
     };
     let server_name = program.clone();
