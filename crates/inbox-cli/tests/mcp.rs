@@ -669,3 +669,28 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     assert_eq!(outcome(result), json!({"action": "cancel"}));
     client.cancel().await.ok();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_with_expiry_at_is_a_park_of_one_that_the_tool_resumes_once_answered() {
+    let server = start_server();
+    let reviewer = api(&server, "reviewer");
+    let asker = api(&server, "asker");
+    let (client, _host) = connect(&server, &["mcp"]).await;
+    let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let peer = client.peer().clone();
+    let call = tokio::spawn(async move {
+        peer.call_tool(tool_call(
+            "ask_user",
+            json!({"prompt": "Approve the budget?", "answer_format": "confirm", "expiry_at": expiry}),
+        ))
+        .await
+    });
+    let question = pending_question(&reviewer).await;
+    let park_id = question.park_id.clone().expect("an async ask is in a park");
+    answer(&reviewer, &question.id, json!(false)).await;
+    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    assert_eq!(structured(&result)["answer"], json!(false));
+    let park = asker.get_park(&park_id).await.unwrap();
+    assert_eq!(park.status, inbox_protocol::ParkStatus::Resumed);
+    client.cancel().await.ok();
+}
