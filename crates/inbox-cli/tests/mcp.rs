@@ -548,6 +548,26 @@ impl ServerHandler for Elicitor {
                         {"const": "cat", "title": "Cat"}, {"const": "dog", "title": "Dog"}]}}}}),
             "sign_in" => json!({"mode": "url", "message": "Sign in to the tracker",
                 "url": "https://tracker.example.com/oauth?state=s1", "elicitationId": "el-1"}),
+            // As a server does when its own site saw the flow finish: it says so while the
+            // elicitation is still open.
+            "sign_in_and_finish" => {
+                let peer = context.peer.clone();
+                tokio::spawn(async move {
+                    // Late enough that the proxy has asked (and knows the callback).
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    let done = rmcp::model::CustomNotification::new(
+                        "notifications/elicitation/complete",
+                        Some(json!({"elicitationId": "el-2"})),
+                    );
+                    let _ = peer
+                        .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                            done,
+                        ))
+                        .await;
+                });
+                json!({"mode": "url", "message": "Sign in to the wiki",
+                    "url": "https://wiki.example.com/login", "elicitationId": "el-2"})
+            }
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };
         let params: ElicitRequestParams = serde_json::from_value(params).unwrap();
@@ -592,7 +612,7 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
             "mcp",
             "proxy",
             "--timeout",
-            "3",
+            "5",
             "--",
             "node",
             pipe.to_str().unwrap(),
@@ -656,6 +676,20 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     assert!(posted.status().is_success(), "{posted:?}");
     let result = within("sign_in", call).await.unwrap().unwrap();
     assert_eq!(outcome(result), json!({"action": "accept"}));
+
+    // The server's notifications/elicitation/complete answers the question through its callback.
+    let call = elicited("sign_in_and_finish");
+    let result = within("sign_in_and_finish", call).await.unwrap().unwrap();
+    assert_eq!(outcome(result), json!({"action": "accept"}));
+    let done = reviewer
+        .list(StatusFilter::Answered, None, None)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|ia| ia.prompt == "Sign in to the wiki")
+        .expect("the wiki question is answered");
+    assert_eq!(done.answer.unwrap().answered_by, "callback");
 
     // Declined → decline; unanswered past --timeout → cancel.
     let call = elicited("confirm_step");

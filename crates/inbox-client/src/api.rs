@@ -196,6 +196,18 @@ impl ApiClient {
         Ok(decode::<ResolveResponse>(resp).await?.interaction)
     }
 
+    /// `POST` an external question's callback URL (taken from its `link`) with an empty body:
+    /// what the other site sends when the person has finished there. The callback door is
+    /// public and the ticket in the URL is the capability, so no bearer token goes with it.
+    pub async fn complete_external(&self, callback_url: &str) -> Result<(), ClientError> {
+        let url = Url::parse(callback_url).map_err(|e| ClientError::InvalidUrl {
+            url: callback_url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let req = self.http.post(url).timeout(Duration::from_secs(30));
+        self.send(req).await.map(|_| ())
+    }
+
     /// Fetch a same-origin media reference (`/api/interactions/media/<id>`).
     pub async fn media(&self, reference: &str) -> Result<MediaBody, ClientError> {
         if !reference.starts_with(paths::MEDIA_PREFIX) {

@@ -18,6 +18,9 @@ use inbox_protocol::{AnswerFormat, AskRequest, ChoiceOption, FormData, Interacti
 use rmcp::model::{ElicitResult, ElicitationAction};
 use serde_json::{Map, Value, json};
 
+/// Where a URL elicitation's link carries the question's callback (in the fragment).
+const CALLBACK_MARK: &str = "inbox_callback=";
+
 /// How a question's answer turns back into elicitation `content`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
@@ -152,8 +155,14 @@ fn url_question(message: &str, params: &Value) -> Result<(AskRequest, Shape), St
         .ok_or("elicitation params.url must be a string")?;
     let joiner = if url.contains('#') { "&" } else { "#" };
     let mut ask = AskRequest::new(message, AnswerFormat::External);
-    ask.link = Some(format!("{url}{joiner}inbox_callback={{callback_url}}"));
+    ask.link = Some(format!("{url}{joiner}{CALLBACK_MARK}{{callback_url}}"));
     Ok((ask, Shape::Url))
+}
+
+/// The callback URL in a URL elicitation's question link (after the server substituted it).
+pub fn callback_of_link(link: &str) -> Option<&str> {
+    link.rsplit_once(CALLBACK_MARK)
+        .map(|(_, callback)| callback)
 }
 
 /// The elicitation result for a resolved question.

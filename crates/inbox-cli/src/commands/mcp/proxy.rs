@@ -5,7 +5,8 @@
 //! handlers: whatever the two ends speak (tools, resources, sampling, progress, cancellation,
 //! methods newer than this build) passes through untouched. It changes exactly two things: the
 //! host's `initialize` advertises the `elicitation` capability (form and url) to the server, and
-//! the server's `elicitation/create` requests are answered here and never reach the host.
+//! the server's `elicitation/create` requests (with the cancellations and completions that refer
+//! to them) are answered here and never reach the host.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -50,6 +51,10 @@ pub struct Args {
 /// Elicitations being asked, by the server's request id, so a `notifications/cancelled` from the
 /// server withdraws the question.
 type Pending = Arc<Mutex<HashMap<String, CancellationToken>>>;
+
+/// URL elicitations being asked: the server's `elicitationId` → the question's callback URL, so
+/// the server's `notifications/elicitation/complete` answers the external question.
+type UrlCallbacks = Arc<Mutex<HashMap<String, String>>>;
 
 pub async fn run(args: Args, client: ApiClient) -> anyhow::Result<u8> {
     let (program, rest) = args
@@ -117,6 +122,7 @@ pub async fn run(args: Args, client: ApiClient) -> anyhow::Result<u8> {
             server: server_name,
             to_child,
             pending: Pending::default(),
+            url_callbacks: UrlCallbacks::default(),
         };
         if let Err(e) = relay_server(&mut reader, &to_host, &context).await {
             tracing::error!("from the server: {e:#}");
@@ -180,6 +186,21 @@ async fn relay_server<R: AsyncBufRead + AsyncRead + Unpin>(
                     context.answer(message);
                     continue;
                 }
+                Some("notifications/elicitation/complete") => {
+                    // The host never saw this elicitation: the inbox question is what completes.
+                    let id = message
+                        .pointer("/params/elicitationId")
+                        .and_then(Value::as_str);
+                    if let Some(callback) = id.and_then(|id| context.take_url(id)) {
+                        let client = context.client.clone();
+                        tokio::spawn(async move {
+                            if let Err(e) = client.complete_external(&callback).await {
+                                tracing::warn!("could not complete the URL elicitation: {e}");
+                            }
+                        });
+                        continue;
+                    }
+                }
                 Some("notifications/cancelled") => {
                     let id = message.pointer("/params/requestId").map(id_key);
                     if let Some(token) = id.and_then(|id| context.take(&id)) {
@@ -203,11 +224,19 @@ struct ElicitationContext {
     server: String,
     to_child: mpsc::Sender<Vec<u8>>,
     pending: Pending,
+    url_callbacks: UrlCallbacks,
 }
 
 impl ElicitationContext {
     fn take(&self, id: &str) -> Option<CancellationToken> {
         self.pending.lock().expect("pending lock").remove(id)
+    }
+
+    fn take_url(&self, elicitation_id: &str) -> Option<String> {
+        self.url_callbacks
+            .lock()
+            .expect("callbacks lock")
+            .remove(elicitation_id)
     }
 
     /// Ask the elicitation in the background and reply to the server when it resolves.
@@ -221,12 +250,20 @@ impl ElicitationContext {
         let client = self.client.clone();
         let to_child = self.to_child.clone();
         let pending = self.pending.clone();
+        let url_callbacks = self.url_callbacks.clone();
         let params = request.get("params").cloned().unwrap_or(Value::Null);
         let (timeout_s, server) = (self.timeout_s, self.server.clone());
         tokio::spawn(async move {
             let span = tracing::info_span!("elicitation", id = %id_key(&id));
             let _guard = span.enter();
-            let reply = match elicit(&client, &params, timeout_s, &server, &token).await {
+            let asking = Asking {
+                client: &client,
+                timeout_s,
+                server: &server,
+                cancelled: &token,
+                url_callbacks: &url_callbacks,
+            };
+            let reply = match elicit(&asking, &params).await {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 Err(message) => {
                     tracing::warn!("elicitation not asked: {message}");
@@ -243,35 +280,61 @@ impl ElicitationContext {
     }
 }
 
-/// One elicitation through the inbox: ask, wait, map the outcome.
-async fn elicit(
-    client: &ApiClient,
-    params: &Value,
+/// What one elicitation is asked with.
+struct Asking<'a> {
+    client: &'a ApiClient,
     timeout_s: Option<u64>,
-    server: &str,
-    cancelled: &CancellationToken,
-) -> Result<Value, String> {
-    let (ask, shape) = elicitation::question(params, timeout_s, server)?;
+    server: &'a str,
+    cancelled: &'a CancellationToken,
+    url_callbacks: &'a UrlCallbacks,
+}
+
+/// One elicitation through the inbox: ask, wait, map the outcome.
+async fn elicit(asking: &Asking<'_>, params: &Value) -> Result<Value, String> {
+    let client = asking.client;
+    let (ask, shape) = elicitation::question(params, asking.timeout_s, asking.server)?;
     let asked = client
         .ask(&ask)
         .await
         .map_err(|e| format!("the inbox refused the question: {e}"))?;
     tracing::info!(interaction = %asked.id, "asked through the inbox");
+    let elicitation_id = params
+        .get("elicitationId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty() && shape == elicitation::Shape::Url);
+    let callback = asked
+        .link
+        .as_deref()
+        .and_then(elicitation::callback_of_link);
+    if let (Some(id), Some(callback)) = (elicitation_id, callback) {
+        asking
+            .url_callbacks
+            .lock()
+            .expect("callbacks lock")
+            .insert(id.to_owned(), callback.to_owned());
+    }
     let resolved = tokio::select! {
         resolved = wait_until_resolved(
             client,
             &asked.id,
             Duration::from_secs(inbox_protocol::caps::WAIT_MAX_SECONDS),
             |_| async {},
-        ) => resolved.map_err(|e| format!("{e:#}"))?,
-        _ = cancelled.cancelled() => {
+        ) => resolved.map_err(|e| format!("{e:#}")),
+        _ = asking.cancelled.cancelled() => {
             if let Err(e) = client.withdraw(&asked.id).await {
                 tracing::warn!(interaction = %asked.id, "could not withdraw: {e}");
             }
-            return Err("the server cancelled the elicitation".into());
+            Err("the server cancelled the elicitation".into())
         }
     };
-    serde_json::to_value(elicitation::result(&resolved, &shape)).map_err(|e| e.to_string())
+    if let Some(id) = elicitation_id {
+        asking
+            .url_callbacks
+            .lock()
+            .expect("callbacks lock")
+            .remove(id);
+    }
+    serde_json::to_value(elicitation::result(&resolved?, &shape)).map_err(|e| e.to_string())
 }
 
 /// Set `params.capabilities.elicitation` to form and url, keeping whatever else the host said.
