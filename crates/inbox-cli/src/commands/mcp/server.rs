@@ -42,9 +42,10 @@ impl InboxTools {
         };
         let interaction = match self.client.ask(&ask).await {
             Ok(ia) => ia,
-            Err(e) => {
+            Err(e) if e.status().is_some() => {
                 return ask_tool::error_result(format!("the inbox refused the question: {e}"));
             }
+            Err(e) => return ask_tool::error_result(format!("could not ask the inbox: {e}")),
         };
         let token = request
             .meta
