@@ -9,9 +9,11 @@ use inbox_protocol::{
     AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, Interaction, MediaItem, Mode,
     Status,
 };
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+use super::tool::{field_error, media_schema, tool};
 
 pub const NAME: &str = "ask_user";
 
@@ -51,7 +53,7 @@ enum OptionArg {
 }
 
 /// The tool as `tools/list` shows it.
-pub fn tool() -> Tool {
+pub fn definition() -> Tool {
     let choice = json!({
         "oneOf": [
             {"type": "string", "maxLength": caps::OPTION_MAX_CHARS},
@@ -130,22 +132,7 @@ pub fn tool() -> Tool {
                 "description": "external (required): an http(s) URL template carrying the literal \
                     {callback_url}, replaced by the URL the other site posts the answer to."
             },
-            "media": {
-                "type": "array",
-                "maxItems": caps::MEDIA_MAX_ITEMS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": ["image", "document", "video", "audio", "link"]},
-                        "url": {"type": "string", "description": "https URL (an image may be a data:image/* URI)"},
-                        "caption": {"type": "string", "maxLength": caps::MEDIA_CAPTION_MAX_CHARS},
-                        "filename": {"type": "string", "maxLength": caps::MEDIA_FILENAME_MAX_CHARS}
-                    },
-                    "required": ["kind", "url"],
-                    "additionalProperties": false
-                },
-                "description": "Images, documents, video, audio or links shown above the answer controls."
-            },
+            "media": media_schema(),
             "timeout_s": {
                 "type": "integer",
                 "minimum": 1,
@@ -167,25 +154,14 @@ pub fn tool() -> Tool {
         "required": ["prompt"],
         "additionalProperties": false
     });
-    let Value::Object(schema) = schema else {
-        unreachable!("the literal above is an object")
-    };
-    let mut tool = Tool::new(
+    tool(
         NAME,
         "Ask the human user a question through their Interactions Inbox and wait for the answer. \
          Use it when you need a decision, an approval, a choice or details only the person has. \
          The call blocks until the person answers, declines, or the question expires; all three come \
          back as a result you can read (`status`: answered, declined, expired or withdrawn).",
-        JsonObject::from(schema),
-    );
-    tool.annotations = Some(
-        ToolAnnotations::new()
-            .read_only(false)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(true),
-    );
-    tool
+        schema,
+    )
 }
 
 /// The arguments as an ask, or a message naming the field that is wrong.
@@ -214,16 +190,6 @@ pub fn ask_request(arguments: Option<JsonObject>) -> Result<AskRequest, String> 
     }
     req.metadata = args.metadata;
     Ok(req)
-}
-
-/// Tool arguments that do not fit the schema, naming the field (`options[0].value`).
-pub fn field_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
-    let path = e.path().to_string();
-    if path == "." {
-        format!("invalid arguments: {}", e.inner())
-    } else {
-        format!("invalid argument `{path}`: {}", e.inner())
-    }
 }
 
 /// A resolved question as the tool result. Declined, expired and withdrawn are ordinary results,
@@ -277,9 +243,4 @@ pub fn resolved_result(ia: &Interaction) -> CallToolResult {
     ]);
     result.structured_content = Some(structured);
     result
-}
-
-/// A tool error the model can read (bad arguments, a refused ask, an unreachable server).
-pub fn error_result(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message.into())])
 }

@@ -6,6 +6,7 @@ mod elicitation;
 mod notify_tool;
 mod proxy;
 mod server;
+mod tool;
 
 use std::time::Duration;
 

@@ -4,11 +4,11 @@
 use inbox_client::ApiClient;
 use inbox_protocol::caps;
 use inbox_protocol::{FormData, MediaItem};
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::ask_tool::{error_result, field_error};
+use super::tool::{error_result, field_error, media_schema, tool};
 
 pub const NAME: &str = "notify_user";
 
@@ -29,7 +29,7 @@ struct NotifyUserArgs {
     metadata: Option<Map<String, Value>>,
 }
 
-pub fn tool() -> Tool {
+pub fn definition() -> Tool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -42,21 +42,7 @@ pub fn tool() -> Tool {
                 "type": "string",
                 "description": "Longer plain text shown under the title."
             },
-            "media": {
-                "type": "array",
-                "maxItems": caps::MEDIA_MAX_ITEMS,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": ["image", "document", "video", "audio", "link"]},
-                        "url": {"type": "string"},
-                        "caption": {"type": "string", "maxLength": caps::MEDIA_CAPTION_MAX_CHARS},
-                        "filename": {"type": "string", "maxLength": caps::MEDIA_FILENAME_MAX_CHARS}
-                    },
-                    "required": ["kind", "url"],
-                    "additionalProperties": false
-                }
-            },
+            "media": media_schema(),
             "schema": {
                 "type": "object",
                 "description": "Optional: a JSON Schema form the person may submit whenever they like; \
@@ -79,24 +65,13 @@ pub fn tool() -> Tool {
         "required": ["prompt"],
         "additionalProperties": false
     });
-    let Value::Object(schema) = schema else {
-        unreachable!("the literal above is an object")
-    };
-    let mut tool = Tool::new(
+    tool(
         NAME,
         "Tell the human user something through their Interactions Inbox without waiting: a status \
          update, a finished task, or (with `schema`) a form they may fill in whenever they like. \
          Returns as soon as the notification is delivered to the inbox.",
-        JsonObject::from(schema),
-    );
-    tool.annotations = Some(
-        ToolAnnotations::new()
-            .read_only(false)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(true),
-    );
-    tool
+        schema,
+    )
 }
 
 pub async fn call(client: &ApiClient, arguments: Option<JsonObject>) -> CallToolResult {

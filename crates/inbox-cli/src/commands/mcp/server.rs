@@ -13,6 +13,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use tracing::Instrument as _;
 
+use super::tool::error_result;
 use super::{ask_tool, notify_tool};
 use crate::commands::ask::wait_until_resolved;
 
@@ -38,14 +39,14 @@ impl InboxTools {
     ) -> CallToolResult {
         let ask = match ask_tool::ask_request(request.arguments) {
             Ok(ask) => ask,
-            Err(message) => return ask_tool::error_result(message),
+            Err(message) => return error_result(message),
         };
         let interaction = match self.client.ask(&ask).await {
             Ok(ia) => ia,
             Err(e) if e.status().is_some() => {
-                return ask_tool::error_result(format!("the inbox refused the question: {e}"));
+                return error_result(format!("the inbox refused the question: {e}"));
             }
-            Err(e) => return ask_tool::error_result(format!("could not ask the inbox: {e}")),
+            Err(e) => return error_result(format!("could not ask the inbox: {e}")),
         };
         let token = request
             .meta
@@ -71,7 +72,7 @@ impl InboxTools {
                 if let Err(e) = self.client.withdraw(&interaction.id).await {
                     tracing::warn!(id = %interaction.id, "could not withdraw after cancellation: {e}");
                 }
-                return ask_tool::error_result(format!(
+                return error_result(format!(
                     "the call was cancelled; question {} was withdrawn", interaction.id
                 ));
             }
@@ -81,7 +82,7 @@ impl InboxTools {
                 self.finish_park(&resolved).await;
                 ask_tool::resolved_result(&resolved)
             }
-            Err(e) => ask_tool::error_result(format!(
+            Err(e) => error_result(format!(
                 "lost track of question {} while waiting: {e:#}",
                 interaction.id
             )),
@@ -144,7 +145,7 @@ impl ServerHandler for InboxTools {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult {
-            tools: vec![ask_tool::tool(), notify_tool::tool()],
+            tools: vec![ask_tool::definition(), notify_tool::definition()],
             ..ListToolsResult::default()
         })
     }
