@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install whatever is missing on a Debian/Ubuntu machine: system packages, the UI's npm packages,
-# and tauri-driver. Safe to run again; it only does work when something is missing.
+# the MCP test peers' npm packages (tests/mcp-peers), and tauri-driver. Safe to run again; it only
+# does work when something is missing.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO_ROOT/scripts/env.sh"
@@ -42,6 +43,15 @@ if [ -f "$REPO_ROOT/ui/package-lock.json" ]; then
   if [ ! -d "$REPO_ROOT/ui/node_modules" ] || [ "$REPO_ROOT/ui/package-lock.json" -nt "$stamp" ]; then
     echo "==> installing the UI's npm packages"
     (cd "$REPO_ROOT/ui" && npm ci --no-audit --no-fund --prefer-offline)
+  fi
+fi
+
+# MCP servers the inbox-cli tests run behind `inbox mcp proxy` (the npm reference server).
+if [ -f "$REPO_ROOT/tests/mcp-peers/package-lock.json" ]; then
+  stamp="$REPO_ROOT/tests/mcp-peers/node_modules/.package-lock.json"
+  if [ ! -d "$REPO_ROOT/tests/mcp-peers/node_modules" ] || [ "$REPO_ROOT/tests/mcp-peers/package-lock.json" -nt "$stamp" ]; then
+    echo "==> installing the MCP test peers' npm packages"
+    (cd "$REPO_ROOT/tests/mcp-peers" && npm ci --no-audit --no-fund --prefer-offline)
   fi
 fi
 

@@ -13,6 +13,8 @@ use clap::{Parser, Subcommand};
     about = "Ask people questions and answer them: the Interactions Inbox from a terminal",
     long_about = "Ask people questions and answer them: the Interactions Inbox from a terminal.\n\n\
         `inbox serve` runs the interactions server (SQLite in a data dir, loopback by default).\n\
+        `inbox mcp` serves the inbox to MCP hosts (ask_user, notify_user); `inbox mcp proxy` answers\n\
+        another MCP server's elicitations through it.\n\
         Every other command talks to a server: --url / INBOX_URL and --token / INBOX_TOKEN.\n\
         Without a token, the tokens a local `inbox serve` generated in its data dir are used.\n\
         Plain http:// is refused to any host but this machine unless --allow-insecure-http is\n\
@@ -38,6 +40,7 @@ enum Command {
     Demo(commands::demo::Args),
     Tail(commands::tail::Args),
     Webhook(commands::webhook::Args),
+    Mcp(commands::mcp::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -71,6 +74,7 @@ fn main() -> std::process::ExitCode {
             Command::Demo(args) => commands::demo::run(args).await,
             Command::Tail(args) => commands::tail::run(args).await,
             Command::Webhook(args) => commands::webhook::run(args).await,
+            Command::Mcp(args) => commands::mcp::run(args).await,
         }
     });
     match result {

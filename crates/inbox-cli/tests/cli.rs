@@ -311,6 +311,19 @@ fn declined_and_expired_asks_exit_with_their_own_codes() {
 }
 
 #[test]
+fn inbox_withdraw_ends_the_waiting_ask_as_cancelled() {
+    let server = start_server();
+    let (asker, id) = ask_in_background(&server, &["ask", "Still needed?"]);
+    let withdrawn = run(&server, &["withdraw", &id]);
+    assert!(withdrawn.status.success(), "{withdrawn:?}");
+    assert!(
+        String::from_utf8_lossy(&withdrawn.stderr).contains("is now cancelled"),
+        "{withdrawn:?}"
+    );
+    assert_eq!(exit_code(asker).0, 12);
+}
+
+#[test]
 fn an_external_question_is_not_answered_from_the_terminal_but_can_be_declined() {
     let server = start_server();
     let (asker, id) = ask_in_background(
@@ -372,7 +385,7 @@ fn help_describes_every_command() {
     let out = output_of(help);
     let text = stdout(&out);
     for cmd in [
-        "serve", "ask", "list", "answer", "decline", "withdraw", "demo", "notify",
+        "serve", "ask", "list", "answer", "decline", "withdraw", "demo", "notify", "mcp",
     ] {
         assert!(text.contains(cmd), "--help lists `{cmd}`");
     }

@@ -189,7 +189,7 @@ impl ApiClient {
         Ok(WaitOutcome::Resolved(Box::new(decode(resp).await?)))
     }
 
-    /// `DELETE /api/interactions/{id}` — the asker withdraws the question.
+    /// `DELETE /api/interactions/{id}` — the asker withdraws the question; returns it as stored.
     pub async fn withdraw(&self, id: &str) -> Result<Interaction, ClientError> {
         let resp = self
             .send(self.request(Method::DELETE, &item_path(id, "")))
@@ -197,6 +197,18 @@ impl ApiClient {
         // The door answers like answer and decline do: `{status, interaction}`.
         let resolved: ResolveResponse = decode(resp).await?;
         Ok(resolved.interaction)
+    }
+
+    /// `POST` an external question's callback URL (taken from its `link`) with an empty body:
+    /// what the other site sends when the person has finished there. The callback door is
+    /// public and the ticket in the URL is the capability, so no bearer token goes with it.
+    pub async fn complete_external(&self, callback_url: &str) -> Result<(), ClientError> {
+        let url = Url::parse(callback_url).map_err(|e| ClientError::InvalidUrl {
+            url: callback_url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let req = self.http.post(url).timeout(Duration::from_secs(30));
+        self.send(req).await.map(|_| ())
     }
 
     /// Fetch a same-origin media reference (`/api/interactions/media/<id>`).

@@ -106,7 +106,12 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     let interrupted = interrupt_listener()?;
     eprintln!("asked {} — waiting for an answer", interaction.id);
     tokio::select! {
-        resolved = wait_until_resolved(&client, &interaction.id) => report(resolved?, args.full),
+        resolved = wait_until_resolved(
+            &client,
+            &interaction.id,
+            Duration::from_secs(inbox_protocol::caps::WAIT_MAX_SECONDS),
+            |_| async {},
+        ) => report(resolved?, args.full),
         () = interrupted => {
             // Do not leave a question behind that nobody is waiting for.
             match client.withdraw(&interaction.id).await {
@@ -136,19 +141,24 @@ fn interrupt_listener() -> anyhow::Result<impl Future<Output = ()>> {
     })
 }
 
-async fn wait_until_resolved(client: &ApiClient, id: &str) -> anyhow::Result<Interaction> {
+/// Long-poll the wait door until the question is resolved, calling `on_pending` with the time
+/// waited so far each time a window closes with it still pending (`inbox mcp` sends progress
+/// from there). A restarting server is not the end of the wait: transport errors are retried.
+pub async fn wait_until_resolved<F: Future<Output = ()>>(
+    client: &ApiClient,
+    id: &str,
+    window: Duration,
+    mut on_pending: impl FnMut(Duration) -> F,
+) -> anyhow::Result<Interaction> {
+    let started = std::time::Instant::now();
     let mut failures = 0u32;
     loop {
-        match client
-            .wait(
-                id,
-                Duration::from_secs(inbox_protocol::caps::WAIT_MAX_SECONDS),
-            )
-            .await
-        {
+        match client.wait(id, window).await {
             Ok(WaitOutcome::Resolved(ia)) => return Ok(*ia),
-            Ok(WaitOutcome::Pending) => failures = 0,
-            // A restarting server is not the end of the wait: keep trying with a short pause.
+            Ok(WaitOutcome::Pending) => {
+                failures = 0;
+                on_pending(started.elapsed()).await;
+            }
             Err(e) if e.is_transport() && failures < 60 => {
                 failures += 1;
                 tracing::warn!("waiting for {id}: {e}; retrying");

@@ -5,6 +5,7 @@ pub mod answer;
 pub mod ask;
 pub mod demo;
 pub mod list;
+pub mod mcp;
 pub mod notify;
 pub mod park;
 pub mod serve;
