@@ -62,6 +62,14 @@ try {
     const file = `${OUT}forms-${name}${refused ? "-refused" : ""}.png`;
     await p.screenshot({ path: file, fullPage: false });
     console.log(`wrote ${file}`);
+    if (refused) {
+      // The same refusal from the step's top: the summary, each line a link to its field.
+      await p.locator(".error-summary").scrollIntoViewIfNeeded();
+      await p.waitForTimeout(200);
+      const summary = `${OUT}forms-${name}-summary.png`;
+      await p.screenshot({ path: summary, fullPage: false });
+      console.log(`wrote ${summary}`);
+    }
     await context.close();
   }
 } finally {

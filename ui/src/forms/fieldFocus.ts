@@ -36,3 +36,15 @@ export function focusField(container: ParentNode | null, id: string): boolean {
   element.scrollIntoView?.({ block: "center", behavior: "smooth" });
   return true;
 }
+
+/** `errors` in the order their fields appear on the page (those without a field last, as given). */
+export function inPageOrder<E extends { property?: string }>(errors: E[], container: ParentNode | null, idPrefix: string): E[] {
+  const placed = errors.map((error, n) => ({ error, n, at: container ? fieldElement(container, fieldIdOf(idPrefix, error.property)) : null }));
+  placed.sort((a, b) => {
+    if (a.at && b.at && a.at !== b.at) return a.at.compareDocumentPosition(b.at) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    if (a.at && !b.at) return -1;
+    if (!a.at && b.at) return 1;
+    return a.n - b.n;
+  });
+  return placed.map((p) => p.error);
+}

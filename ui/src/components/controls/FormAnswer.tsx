@@ -9,7 +9,7 @@ import type { Interaction } from "../../backend/types";
 import { formButtonTemplates, MultiSchemaFieldTemplate, UnsupportedFieldTemplate } from "./formTemplates";
 import { GuardedSchemaField } from "./form/GuardedSchemaField";
 import { ErrorSummary } from "./form/ErrorSummary";
-import { fieldIdOf, focusField } from "../../forms/fieldFocus";
+import { fieldIdOf, focusField, inPageOrder } from "../../forms/fieldFocus";
 import { BoundedSchema } from "../../forms/boundedSchema";
 import { displayValue, errorAt, fieldPath, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
 
@@ -167,13 +167,13 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           showErrorList={false}
           templates={TEMPLATES}
           noHtml5Validate
-          focusOnFirstError={(error) => {
-            // The field at fault, or the nearest one around it (an array short of items has no input of its own).
-            if (!focusField(fieldsRef.current, fieldIdOf(idPrefix, error.property))) fieldsRef.current?.querySelector<HTMLElement>(".error-summary a")?.focus();
-          }}
           onError={(errors) => {
-            setStepErrors(errors);
+            // Listed, and the first focused, in the order the fields appear; a field without a
+            // control of its own (an array short of items) is reached through the nearest one.
+            const ordered = inPageOrder(errors, fieldsRef.current, idPrefix);
+            setStepErrors(ordered);
             markStep(step, true);
+            if (ordered.length > 0) focusField(fieldsRef.current, fieldIdOf(idPrefix, ordered[0].property));
           }}
           disabled={busy}
           onChange={(e) => {
