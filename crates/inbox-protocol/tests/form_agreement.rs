@@ -24,12 +24,15 @@ fn ask_form(schema: &Value) -> Result<(), String> {
     let body = json!({"prompt": "Fill in the form", "answer_format": "form", "schema": schema});
     let req: AskRequest = serde_json::from_value(body).map_err(|e| e.to_string())?;
     let now = Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
-    validate_ask(&req, now).map(drop).map_err(|e| format!("{}: {}", e.field, e.message))
+    validate_ask(&req, now)
+        .map(drop)
+        .map_err(|e| format!("{}: {}", e.field, e.message))
 }
 
 /// The server's verdict on `answer`: the compiled schema every form answer is checked with.
 fn accepts(schema: &Value, answer: &Value) -> bool {
-    let validator = compile_checked(schema).unwrap_or_else(|e| panic!("schema refused: {}", e.message));
+    let validator =
+        compile_checked(schema).unwrap_or_else(|e| panic!("schema refused: {}", e.message));
     validator.is_valid(answer)
 }
 
@@ -50,7 +53,12 @@ fn the_server_agrees_with_the_shared_table() {
             let expected = row["accepted"].as_bool().expect("accepted");
             let got = accepts(schema, &row["answer"]);
             if got != expected {
-                disagreements.push(format!("{name}: {} → server says {}, table says {}", row["answer"], verdict(got), verdict(expected)));
+                disagreements.push(format!(
+                    "{name}: {} → server says {}, table says {}",
+                    row["answer"],
+                    verdict(got),
+                    verdict(expected)
+                ));
             }
         }
     }
@@ -70,11 +78,19 @@ fn every_corpus_schema_is_accepted_and_judges_its_answers() {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    assert!(files.len() >= 40, "the corpus holds {} schemas", files.len());
+    assert!(
+        files.len() >= 40,
+        "the corpus holds {} schemas",
+        files.len()
+    );
     let mut faults = Vec::new();
     for file in &files {
         let entry = read(file);
-        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_owned();
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_owned();
         for key in ["title", "licence", "schema", "valid", "invalid"] {
             if entry.get(key).is_none() {
                 faults.push(format!("{name}: no `{key}`"));
