@@ -119,3 +119,34 @@ describe("bounded $ref expansion", () => {
     expect(props.n.type).toBe("integer");
   });
 });
+
+describe("shapes rewritten for drawing", () => {
+  it("folds a nullable pair into one optional control, keeping the field's own title", () => {
+    const root = new BoundedSchema({
+      type: "object",
+      properties: {
+        a: { title: "Resolved at", anyOf: [{ type: "string", format: "date-time" }, { type: "null" }] },
+        b: { title: "Pool", oneOf: [{ type: "null" }, { type: "integer", minimum: 1 }] },
+        c: { title: "Either", anyOf: [{ type: "string" }, { type: "integer" }] },
+      },
+    }).root as Node;
+    expect(root.properties.a).toEqual({ title: "Resolved at", type: ["string", "null"], format: "date-time" });
+    expect(root.properties.b).toEqual({ title: "Pool", type: ["integer", "null"], minimum: 1 });
+    // Two real alternatives stay a choice, each labelled.
+    expect(root.properties.c.anyOf.map((b: Node) => b.title)).toEqual(["string", "integer"]);
+  });
+
+  it("turns enumNames into const/title pairs, patternProperties into a key/value editor, a const into a read-only value", () => {
+    const root = new BoundedSchema({
+      type: "object",
+      properties: {
+        room: { type: "string", enum: ["r1", "r2"], enumNames: ["Ada room", "Babbage hall"] },
+        jobs: { type: "object", patternProperties: { "^[a-z]+$": { type: "object", properties: { x: { type: "string" } } } }, additionalProperties: false },
+        kind: { const: "rolling" },
+      },
+    }).root as Node;
+    expect(root.properties.room).toEqual({ type: "string", oneOf: [{ const: "r1", title: "Ada room" }, { const: "r2", title: "Babbage hall" }] });
+    expect(root.properties.jobs).toEqual({ type: "object", additionalProperties: { type: "object", properties: { x: { type: "string" } } } });
+    expect(root.properties.kind).toEqual({ const: "rolling", type: "string", readOnly: true });
+  });
+});

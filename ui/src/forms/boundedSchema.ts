@@ -183,12 +183,7 @@ export class BoundedSchema {
       if (DROPPED.has(key) || key.startsWith("__")) continue;
       if (ONE.includes(key)) out[key] = this.walk(value, path, refDepth);
       else if (LIST.includes(key) && Array.isArray(value)) {
-        out[key] = value.map((branch) => {
-          const walked = this.walk(branch, path, refDepth);
-          // An alternative is labelled by what sets it apart, not "Option 2".
-          const label = key === "oneOf" || key === "anyOf" ? alternativeLabel(walked) : undefined;
-          return label && isSchemaObject(walked) ? { ...walked, title: label } : walked;
-        });
+        out[key] = value.map((branch) => this.walk(branch, path, refDepth));
       } else if (MAP.includes(key) && isSchemaObject(value)) {
         const walked: Record<string, unknown> = {};
         for (const [name, sub] of Object.entries(value)) walked[name] = this.walk(sub, path, refDepth);
@@ -203,6 +198,67 @@ export class BoundedSchema {
     }
     const implied = impliedType(node);
     if (implied && out.type === undefined) out.type = implied;
-    return out;
+    return drawable(out);
   }
+}
+
+/** The one non-null alternative of a `[X, {type: null}]` pair, or undefined. */
+function nullableOf(branches: unknown): JsonSchema | undefined {
+  if (!Array.isArray(branches) || branches.length !== 2) return undefined;
+  const isNull = (b: unknown) => isSchemaObject(b) && b.type === "null" && Object.keys(b).every((k) => k === "type" || k === "title" || k === "description");
+  const other = branches.find((b) => !isNull(b));
+  if (!branches.some(isNull) || !isSchemaObject(other)) return undefined;
+  // Only a plain single-typed alternative folds into one control; anything richer keeps its selector.
+  if (typeof other.type !== "string" || other.type === "null" || "oneOf" in other || "anyOf" in other || "allOf" in other) return undefined;
+  return other as JsonSchema;
+}
+
+/**
+ * Shapes the form library draws badly, rewritten into ones it draws well (the copy is only
+ * drawn; answers are checked against the original schema):
+ *   - `anyOf`/`oneOf` of one type and `null` → that type's control, optional (`type: [X, "null"]`),
+ *     instead of a two-option selector;
+ *   - `enum` with the common `enumNames` extension → `oneOf` of `const`/`title` pairs, which the
+ *     library lists by their titles;
+ *   - `patternProperties` → the key/value editor of `additionalProperties` (one pattern: its
+ *     schema; several: any of them), where none is declared.
+ */
+function drawable(node: JsonSchema): JsonSchema {
+  let out = node;
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const other = nullableOf(out[key]);
+    if (other) {
+      const rest = { ...out };
+      delete rest[key];
+      // The outer keywords (title, description, default) speak for the field.
+      out = { ...other, ...rest, type: [other.type as string, "null"] };
+    } else if (Array.isArray(out[key])) {
+      // An alternative is labelled by what sets it apart, not "Option 2".
+      out = {
+        ...out,
+        [key]: (out[key] as unknown[]).map((branch) => {
+          const label = alternativeLabel(branch);
+          return label && isSchemaObject(branch) ? { ...branch, title: label } : branch;
+        }),
+      };
+    }
+  }
+  // A fixed value (a discriminator such as `kind: "rolling"`) is shown, not typed.
+  if ("const" in out && out.readOnly === undefined && out.enum === undefined && out.oneOf === undefined) out = { ...out, readOnly: true };
+  const names = out.enumNames;
+  if (Array.isArray(out.enum) && Array.isArray(names) && out.oneOf === undefined) {
+    const rest = { ...out };
+    delete rest.enum;
+    delete rest.enumNames;
+    rest.oneOf = (out.enum as unknown[]).map((value, n) => ({ const: value, title: typeof names[n] === "string" && names[n] ? names[n] : JSON.stringify(value) }));
+    out = rest;
+  }
+  const patterns = isSchemaObject(out.patternProperties) ? Object.values(out.patternProperties) : [];
+  if (patterns.length > 0 && (out.additionalProperties === undefined || out.additionalProperties === false)) {
+    const rest = { ...out };
+    delete rest.patternProperties;
+    rest.additionalProperties = (patterns.length === 1 ? patterns[0] : { anyOf: patterns }) as JsonSchema;
+    out = rest;
+  }
+  return out;
 }

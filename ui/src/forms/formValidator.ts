@@ -23,6 +23,7 @@ import {
 import { toJsonValue, type JsonValue } from "./jsonValue";
 import { PreparedSchemas, type PreparedSchema } from "./preparedSchema";
 import { collectIssues } from "./schemaIssues";
+import { withoutUnfilledObjects } from "./unfilledObjects";
 import { tooDeep } from "./validatorGuards";
 import { errorSchemaOf, toValidationErrors } from "./validationErrors";
 
@@ -92,8 +93,20 @@ export class FormValidator<T = any, S extends StrictRJSFSchema = RJSFSchema, F e
     return { errors: units.length > 0 ? (units as Result[]) : undefined, validationError };
   }
 
+  /**
+   * The answer as it would be sent: without the optional objects nobody filled in
+   * (unfilledObjects). `drawn` is a schema as drawn (a BoundedSchema root or page): finite and
+   * free of `$ref`s, so the defaults it implies are cheap to compute, whatever the original.
+   */
+  answerOf(formData: T | undefined, drawn: S): T | undefined {
+    return withoutUnfilledObjects(formData, drawn as RJSFSchema, drawn as RJSFSchema, this as unknown as ValidatorType);
+  }
+
   validateFormData(formData: T | undefined, schema: S, customValidate?: CustomValidator<T, S, F>, transformErrors?: ErrorTransformer<T, S, F>, uiSchema?: UiSchema<T, S, F>): ValidationData<T> {
-    const { units, prepared, instance, validationError } = this.run(schema, formData);
+    // A drawn page is checked as it would be sent; an original schema (Submit's whole-form check) is
+    // given the answer already trimmed, and may be too large to derive defaults from.
+    const drawn = typeof schema === "object" && schema !== null && ORIGINAL_KEY in schema;
+    const { units, prepared, instance, validationError } = this.run(schema, drawn ? this.answerOf(formData, schema) : formData);
     const issues = prepared ? collectIssues(units, prepared, instance) : [];
     let errors: RJSFValidationError[] = toValidationErrors(issues, schema, uiSchema as UiSchema);
     if (validationError) errors = [...errors, { stack: validationError.message }];

@@ -54,14 +54,16 @@ describe("form questions", () => {
     // Page 1 is missing its required count: Next is blocked, the error sits at the field.
     await user.click(pane().getByRole("button", { name: "Next" }));
     expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
-    expect(pane().getByText("must have required property 'Instances'")).toBeInTheDocument();
+    // Under its field, and in the step's error summary as a link to it.
+    expect(pane().getByText("must have required property 'Instances'", { selector: ".text-danger" })).toBeInTheDocument();
+    expect(pane().getByRole("alert", { name: /problem/ })).toHaveTextContent("must have required property 'Instances'");
     // Page 2's required owner is not checked on page 1.
     expect(pane().queryByText(/required property 'Owner'/)).toBeNull();
 
     await user.type(pane().getByRole("spinbutton", { name: /Instances/ }), "99");
     await user.click(pane().getByRole("button", { name: "Next" }));
     expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
-    expect(pane().getByText(/must be <= 50/)).toBeInTheDocument();
+    expect(pane().getByText(/must be <= 50/, { selector: ".text-danger" })).toBeInTheDocument();
 
     await user.clear(pane().getByRole("spinbutton", { name: /Instances/ }));
     await user.type(pane().getByRole("spinbutton", { name: /Instances/ }), "4");
@@ -74,7 +76,7 @@ describe("form questions", () => {
     await user.type(pane().getByRole("textbox", { name: /Email/ }), "not-an-email");
     await user.click(pane().getByRole("button", { name: "Review" }));
     expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
-    expect(pane().getByText(/must match format "email"/)).toBeInTheDocument();
+    expect(pane().getByText(/must match format "email"/, { selector: ".text-danger" })).toBeInTheDocument();
     await user.clear(pane().getByRole("textbox", { name: /Email/ }));
     await user.type(pane().getByRole("textbox", { name: /Email/ }), "ada@example.com");
 
@@ -206,8 +208,34 @@ describe("form questions", () => {
     expect(stepHeading()).toHaveTextContent("Review your answer");
     await user.click(pane().getByRole("button", { name: "Submit" }));
     expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
-    expect(pane().getByText(/must have property tags when property rollback is present/)).toBeInTheDocument();
+    // Under its field, and in the step's error summary as a link to it.
+    expect(pane().getByText(/must have property tags when property rollback is present/, { selector: ".text-danger" })).toBeInTheDocument();
+    expect(pane().getByRole("alert", { name: /problem/ })).toHaveTextContent(/must have property tags when property rollback is present/);
     expect(backend.calls.some((c) => c.command === "answer_interaction")).toBe(false);
+  });
+
+  it("errors stay in view: the step is marked, its summary links to each field, a link moves focus there", async () => {
+    const { user } = await renderApp([releaseCard({ data: { values: { count: 99 }, options: {} } })]);
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 1 of 2 · Basics");
+    const steps = within(pane().getByRole("navigation", { name: "Form steps" })).getAllByRole("listitem");
+    expect(steps[0]).toHaveTextContent("(has errors)");
+    expect(steps[1]).not.toHaveTextContent("(has errors)");
+    const summary = pane().getByRole("alert", { name: /2 problems/ });
+    const links = within(summary).getAllByRole("link");
+    expect(links.map((l) => l.textContent)).toEqual(["'Instances' must be <= 50", "must have required property 'Release date'"]);
+    // Focus went to the first field at fault; the second link moves it to the other one.
+    expect(document.activeElement).toBe(pane().getByRole("spinbutton", { name: /Instances/ }));
+    await user.click(links[1]);
+    expect(document.activeElement).toBe(pane().getByRole("combobox", { name: /Release date/ }));
+    // Fixed, the step goes on and loses its mark.
+    await user.clear(pane().getByRole("spinbutton", { name: /Instances/ }));
+    await user.type(pane().getByRole("spinbutton", { name: /Instances/ }), "3");
+    await user.selectOptions(pane().getByRole("combobox", { name: /Release date/ }), "2026-12-01");
+    await user.click(pane().getByRole("button", { name: "Next" }));
+    expect(stepHeading()).toHaveTextContent("Step 2 of 2 · Owner");
+    expect(pane().queryByRole("alert", { name: /problem/ })).toBeNull();
+    expect(within(pane().getByRole("navigation", { name: "Form steps" })).getAllByRole("listitem")[0]).not.toHaveTextContent("(has errors)");
   });
 
   it("a oneOf of objects opens on the option its prefilled value fits, references resolved from the root", async () => {

@@ -1,19 +1,21 @@
 // The Form module itself: @rjsf/core's index also exports a test helper that imports
 // @rjsf/validator-ajv8, the eval-based validator this window cannot run and does not install.
 import Form from "@rjsf/core/lib/components/Form.js";
-import type { ErrorSchema, RJSFSchema } from "@rjsf/utils";
-import { useMemo, useState } from "react";
+import type { ErrorSchema, RJSFSchema, RJSFValidationError } from "@rjsf/utils";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { formValidator as validator } from "../../forms/formValidator";
 import type { BackendError } from "../../backend/BackendError";
 import type { Interaction } from "../../backend/types";
-import { formButtonTemplates, UnsupportedFieldTemplate } from "./formTemplates";
+import { formButtonTemplates, MultiSchemaFieldTemplate, UnsupportedFieldTemplate } from "./formTemplates";
 import { GuardedSchemaField } from "./form/GuardedSchemaField";
+import { ErrorSummary } from "./form/ErrorSummary";
+import { fieldIdOf, focusField, inPageOrder } from "../../forms/fieldFocus";
 import { BoundedSchema } from "../../forms/boundedSchema";
-import { displayValue, errorAt, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
+import { displayValue, errorAt, fieldPath, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
 
 // Every node of every form goes through the guarded field (recursion, undrawable nodes, throws).
 const FIELDS = { SchemaField: GuardedSchemaField };
-const TEMPLATES = { ButtonTemplates: formButtonTemplates, UnsupportedFieldTemplate };
+const TEMPLATES = { ButtonTemplates: formButtonTemplates, UnsupportedFieldTemplate, MultiSchemaFieldTemplate };
 /** Nesting shown in the review before the rest is summarised as JSON. */
 const REVIEW_DEPTH = 6;
 /** Longest JSON summary in the review. */
@@ -52,29 +54,66 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
   const [step, setStep] = useState(0);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema | undefined>(undefined);
   const [formError, setFormError] = useState<string | null>(null);
+  // The errors that stopped the current step (its summary), and which steps hold errors.
+  const [stepErrors, setStepErrors] = useState<RJSFValidationError[]>([]);
+  const [erring, setErring] = useState<ReadonlySet<number>>(() => new Set());
+  const fieldsRef = useRef<HTMLDivElement>(null);
+  // Set when errors found on Submit send the reviewer back to a step: its first field takes focus once drawn.
+  const focusFirst = useRef(false);
   const reviewing = step >= steps.length;
   const idBase = `form_${interaction.id.replace(/[^A-Za-z0-9_]/g, "_")}`;
+  const idPrefix = `${idBase}_${step}`;
+  const markStep = (n: number, hasErrors: boolean) =>
+    setErring((prev) => {
+      if (prev.has(n) === hasErrors) return prev;
+      const next = new Set(prev);
+      if (hasErrors) next.add(n);
+      else next.delete(n);
+      return next;
+    });
+  useEffect(() => {
+    if (!focusFirst.current || reviewing || stepErrors.length === 0) return;
+    focusFirst.current = false;
+    focusField(fieldsRef.current, fieldIdOf(idPrefix, stepErrors[0].property));
+  }, [stepErrors, reviewing, idPrefix]);
+  const goTo = (n: number) => {
+    setStepErrors([]);
+    setStep(n);
+  };
+  // What is sent: the data without optional objects nobody filled in (forms/unfilledObjects).
+  const answer = useMemo(() => validator.answerOf(formData, bounded.root as RJSFSchema) as Record<string, unknown>, [formData, bounded]);
 
   const submit = async () => {
     setFormError(null);
     // The whole schema once more, for rules that span pages.
-    const full = validator.validateFormData(formData, schema as RJSFSchema);
+    const full = validator.validateFormData(answer, schema as RJSFSchema);
     if (full.errors.length > 0) {
+      const stepOf = (e: RJSFValidationError) => {
+        const path = (e.property ?? "").replace(/^\./, "");
+        return path ? stepOfField(steps, path) : -1;
+      };
       const first = full.errors[0];
-      const path = (first.property ?? "").replace(/^\./, "");
-      const at = path ? stepOfField(steps, path) : -1;
+      const at = stepOf(first);
       setExtraErrors(full.errorSchema as ErrorSchema);
-      if (at >= 0) setStep(at);
-      else setFormError(first.stack);
+      setErring(new Set(full.errors.map(stepOf).filter((n) => n >= 0)));
+      if (at >= 0) {
+        focusFirst.current = true;
+        setStep(at);
+        setStepErrors(full.errors.filter((e) => stepOf(e) === at));
+      } else setFormError(first.stack);
       return;
     }
-    const err = await onAnswer(formData);
+    const err = await onAnswer(answer);
     // Errors without a field are shown by the question view; those with one go to their field.
     if (!err || !err.field) return;
     const at = stepOfField(steps, err.field);
     setExtraErrors(errorAt(err.field, err.message) as ErrorSchema);
-    if (at >= 0) setStep(at);
-    else setFormError(`${err.field}: ${err.message}`);
+    if (at >= 0) {
+      markStep(at, true);
+      focusFirst.current = true;
+      setStep(at);
+      setStepErrors([{ property: fieldPath(err.field).map((s) => `.${s}`).join(""), message: err.message, stack: `${err.field}: ${err.message}` }]);
+    } else setFormError(`${err.field}: ${err.message}`);
   };
 
   return (
@@ -82,9 +121,10 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
       <nav className="steps" aria-label="Form steps">
         <ol>
           {steps.map((s, n) => (
-            <li key={n} aria-current={n === step ? "step" : undefined} className={n < step ? "done" : n === step ? "current" : ""}>
-              {n < step ? "✓ " : `${n + 1}. `}
+            <li key={n} aria-current={n === step ? "step" : undefined} className={[n < step ? "done" : n === step ? "current" : "", erring.has(n) ? "has-errors" : ""].join(" ").trim()}>
+              {erring.has(n) ? "⚠ " : n < step ? "✓ " : `${n + 1}. `}
               {s.title}
+              {erring.has(n) && <span className="visually-hidden"> (has errors)</span>}
             </li>
           ))}
           <li aria-current={reviewing ? "step" : undefined} className={reviewing ? "current" : ""}>
@@ -102,9 +142,9 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
       )}
       {reviewing ? (
         <div className="review">
-          <ReviewList bounded={bounded} steps={steps} data={formData} allKeys={wholeRoot} />
+          <ReviewList bounded={bounded} steps={steps} data={answer} allKeys={wholeRoot} />
           <div className="form-buttons">
-            <button type="button" className="secondary" onClick={() => setStep(steps.length - 1)} disabled={busy}>
+            <button type="button" className="secondary" onClick={() => goTo(steps.length - 1)} disabled={busy}>
               Back
             </button>
             <button type="button" className="primary" onClick={() => void submit()} disabled={busy}>
@@ -113,6 +153,8 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           </div>
         </div>
       ) : (
+        <div ref={fieldsRef} className="form-step">
+        <ErrorSummary errors={stepErrors} idPrefix={idPrefix} container={() => fieldsRef.current} />
         <Form
           key={step}
           schema={pages[step] as RJSFSchema}
@@ -120,12 +162,19 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           fields={FIELDS}
           formContext={formContext}
           formData={formData}
-          idPrefix={`${idBase}_${step}`}
+          idPrefix={idPrefix}
           extraErrors={extraErrors}
           showErrorList={false}
           templates={TEMPLATES}
           noHtml5Validate
-          focusOnFirstError
+          onError={(errors) => {
+            // Listed, and the first focused, in the order the fields appear; a field without a
+            // control of its own (an array short of items) is reached through the nearest one.
+            const ordered = inPageOrder(errors, fieldsRef.current, idPrefix);
+            setStepErrors(ordered);
+            markStep(step, true);
+            if (ordered.length > 0) focusField(fieldsRef.current, fieldIdOf(idPrefix, ordered[0].property));
+          }}
           disabled={busy}
           onChange={(e) => {
             setFormData((prev) => ({ ...prev, ...(e.formData as Record<string, unknown>) }));
@@ -133,12 +182,13 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
           onSubmit={(e) => {
             setFormData((prev) => ({ ...prev, ...(e.formData as Record<string, unknown>) }));
             setExtraErrors(undefined);
-            setStep(step + 1);
+            markStep(step, false);
+            goTo(step + 1);
           }}
         >
           <div className="form-buttons">
             {step > 0 && (
-              <button type="button" className="secondary" onClick={() => setStep(step - 1)} disabled={busy}>
+              <button type="button" className="secondary" onClick={() => goTo(step - 1)} disabled={busy}>
                 Back
               </button>
             )}
@@ -147,6 +197,7 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
             </button>
           </div>
         </Form>
+        </div>
       )}
     </div>
   );

@@ -39,7 +39,9 @@ describe("recursive schemas as forms", () => {
     // The nested team's name is required too: Review is refused, the error at that field.
     await user.click(pane().getByRole("button", { name: "Review" }));
     expect(pane().getByRole("heading", { level: 3 })).toHaveTextContent("Step 1 of 1");
-    expect(pane().getByText("must have required property 'Team name'")).toBeInTheDocument();
+    // Under its field, and in the step's error summary as a link to it.
+    expect(pane().getByText("must have required property 'Team name'", { selector: ".text-danger" })).toBeInTheDocument();
+    expect(pane().getByRole("alert", { name: /problem/ })).toHaveTextContent("must have required property 'Team name'");
   });
 
   it("mutual references in $defs: Folder → File → + Add nested Folder", async () => {

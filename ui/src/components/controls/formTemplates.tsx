@@ -1,4 +1,4 @@
-import type { IconButtonProps, UnsupportedFieldProps } from "@rjsf/utils";
+import type { IconButtonProps, MultiSchemaFieldTemplateProps, UnsupportedFieldProps } from "@rjsf/utils";
 
 // rjsf's stock buttons draw Bootstrap glyph icons, which this window does not ship; these say
 // what they do in words instead (with the stock title as the accessible name).
@@ -32,5 +32,22 @@ export function UnsupportedFieldTemplate({ reason }: UnsupportedFieldProps) {
     <p className="form-error unsupported-field" role="alert">
       This field cannot be shown here{reason ? ` (${reason})` : ""}; the server checks it when you submit.
     </p>
+  );
+}
+
+/**
+ * A `oneOf`/`anyOf` field: which alternative is being filled, as a labelled choice ("Strategy ·
+ * kind"), then that alternative's fields. rjsf's stock template leaves the selector unlabelled.
+ */
+export function MultiSchemaFieldTemplate({ selector, optionSchemaField, schema }: MultiSchemaFieldTemplateProps) {
+  const title = typeof schema.title === "string" && schema.title ? schema.title : "";
+  return (
+    <div className="alternatives">
+      <label className="alternative-choice">
+        <span className="muted">{title ? <span className="visually-hidden">{title} · </span> : null}Kind</span>
+        {selector}
+      </label>
+      {optionSchemaField}
+    </div>
   );
 }
