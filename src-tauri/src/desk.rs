@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::command_error::CommandError;
 use crate::launch::LaunchOptions;
-use crate::local_server::{self, LocalServer};
+use crate::local_server::{self, LocalServer, LocalServerOptions};
 use crate::media::{self, MediaSource, RemoteMediaPolicy};
 use crate::notifications::Presence;
 use crate::settings::SettingsFile;
@@ -91,7 +91,16 @@ impl Desk {
                 .context("follow the server given with --url")?;
             views.push(view(account, false));
         } else if saved.is_empty() {
-            let server = LocalServer::start(&data_dir.join("local-server")).await?;
+            let server_options = LocalServerOptions {
+                port: options.local_port,
+                // Only the default instance answers a bare `inbox` (see `local_server`).
+                discovery_file: options
+                    .data_dir
+                    .is_none()
+                    .then(inbox_client::local_discovery::default_path),
+            };
+            let server =
+                LocalServer::start(&data_dir.join("local-server"), &server_options).await?;
             let account = Account::new(local_server::ACCOUNT_ID, "Local", &server.base_url)?;
             engine
                 .add_account(account.clone(), Some(server.reviewer()))

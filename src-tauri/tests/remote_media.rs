@@ -57,6 +57,7 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         token: Some(REVIEWER.into()),
         label: "Server".into(),
         demo: false,
+        local_port: None,
     };
     let desk = Desk::open(&options, dir.path().join("unused"))
         .await

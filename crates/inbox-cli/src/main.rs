@@ -14,7 +14,10 @@ use clap::{Parser, Subcommand};
     long_about = "Ask people questions and answer them: the Interactions Inbox from a terminal.\n\n\
         `inbox serve` runs the interactions server (SQLite in a data dir, loopback by default).\n\
         Every other command talks to a server: --url / INBOX_URL and --token / INBOX_TOKEN.\n\
-        Without a token, the tokens a local `inbox serve` generated in its data dir are used.\n\
+        Given none of --url, --token, --data-dir, the desktop app running on this machine is\n\
+        found through its discovery file ($XDG_DATA_HOME/interactions-inbox/desktop-server.json);\n\
+        with no app, http://127.0.0.1:8790 and the tokens a local `inbox serve` generated in\n\
+        its data dir are used.\n\
         Plain http:// is refused to any host but this machine unless --allow-insecure-http is\n\
         given; HTTP_PROXY/HTTPS_PROXY/ALL_PROXY/NO_PROXY are followed, but never to loopback."
 )]
