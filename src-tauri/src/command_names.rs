@@ -14,4 +14,11 @@ pub const COMMANDS: &[&str] = &[
     "set_do_not_disturb",
     "add_account",
     "remove_account",
+    "settings",
+    "save_preferences",
+    "revoke_remote_sender",
+    "set_autostart",
+    "rename_account",
+    "test_account",
+    "open_logs_folder",
 ];
