@@ -38,9 +38,8 @@ pub fn logs_dir(options: &LaunchOptions) -> Option<PathBuf> {
 /// Log to stderr and, when `dir` can be made, to rolling files in it. Keep the guard alive
 /// for the run: dropping it flushes what is still queued. Returns the dir actually used.
 pub fn init(dir: Option<&Path>) -> (Option<PathBuf>, Option<WorkerGuard>) {
-    let filter = || {
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,tao=warn,wry=warn".into())
-    };
+    let filter =
+        || EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,tao=warn,wry=warn".into());
     let stderr = fmt::layer().with_writer(std::io::stderr);
     let appender = dir.and_then(|dir| {
         inbox_client::private_files::create_dir(dir).ok()?;

@@ -46,7 +46,10 @@ async fn the_log_file_records_the_run_but_never_a_token_or_an_answer() {
     let base = desk.engine.accounts()[0].server_url.clone();
     let api = ApiClient::new(&base, Token::new(asker.clone())).unwrap();
     let question = api
-        .ask(&AskRequest::new("What is the launch code?", AnswerFormat::Text))
+        .ask(&AskRequest::new(
+            "What is the launch code?",
+            AnswerFormat::Text,
+        ))
         .await
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -92,7 +95,10 @@ async fn the_log_file_records_the_run_but_never_a_token_or_an_answer() {
         text.contains("local server started"),
         "the run is logged: {text}"
     );
-    assert!(text.contains(&question.id), "which question was answered is logged");
+    assert!(
+        text.contains(&question.id),
+        "which question was answered is logged"
+    );
     for (what, secret) in [
         ("reviewer token", reviewer.as_str()),
         ("asker token", asker.as_str()),

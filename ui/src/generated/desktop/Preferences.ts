@@ -3,4 +3,7 @@ import type { NotificationPrefs } from "./NotificationPrefs";
 import type { QuietHours } from "./QuietHours";
 import type { Theme } from "./Theme";
 
+/**
+ * What the Settings view edits as a whole.
+ */
 export type Preferences = { notifications: NotificationPrefs, quiet_hours: QuietHours, theme: Theme, };

@@ -3,4 +3,16 @@ import type { Preferences } from "./Preferences";
 import type { RemoteQuestion } from "./RemoteQuestion";
 import type { RemoteSender } from "./RemoteSender";
 
-export type SettingsView = { preferences: Preferences, remote_senders: Array<RemoteSender>, remote_questions: Array<RemoteQuestion>, autostart: boolean | null, logs_dir: string | null, };
+/**
+ * `settings` (and every command that changes one): the settings as the app keeps them.
+ * The window draws from this and holds no allowance of its own.
+ */
+export type SettingsView = { preferences: Preferences, remote_senders: Array<RemoteSender>, remote_questions: Array<RemoteQuestion>, 
+/**
+ * Starting at login is on; `null` where the app cannot tell (no autostart support).
+ */
+autostart: boolean | null, 
+/**
+ * Where the log files are; `null` when the app logs to stderr only.
+ */
+logs_dir: string | null, };
