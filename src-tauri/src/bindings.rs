@@ -9,9 +9,11 @@ use std::path::Path;
 use ts_rs::TS;
 
 use crate::command_error::CommandError;
+use crate::settings::{NotificationPrefs, Preferences, QuietHours, Theme};
 use crate::views::{
     AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
     SubmitArgs,
+    RemoteQuestion, RemoteSender, SettingsView,
 };
 
 fn export_one<T: TS + 'static>(
@@ -43,6 +45,13 @@ pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
     export_one::<NewAccount>(dir, &mut written)?;
     export_one::<CommandError>(dir, &mut written)?;
     export_command_names(dir, &mut written)?;
+    export_one::<SettingsView>(dir, &mut written)?;
+    export_one::<RemoteSender>(dir, &mut written)?;
+    export_one::<RemoteQuestion>(dir, &mut written)?;
+    export_one::<Preferences>(dir, &mut written)?;
+    export_one::<NotificationPrefs>(dir, &mut written)?;
+    export_one::<QuietHours>(dir, &mut written)?;
+    export_one::<Theme>(dir, &mut written)?;
     Ok(written)
 }
 

@@ -17,4 +17,11 @@ pub const COMMANDS: &[&str] = &[
     "open_notification",
     "dismiss_notification",
     "submit_notification",
+    "settings",
+    "save_preferences",
+    "revoke_remote_sender",
+    "set_autostart",
+    "rename_account",
+    "test_account",
+    "open_logs_folder",
 ];

@@ -4,12 +4,15 @@
 
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State, Wry};
+use tauri_plugin_autostart::ManagerExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::command_error::CommandError;
 use crate::desk::Desk;
+use crate::settings::Preferences;
 use crate::views::{
-    AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, RemoteImagesArgs, SubmitArgs,
+    AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, RemoteImagesArgs, RemoteSender,
+    SettingsView, SubmitArgs,
 };
 
 type Reply<T> = Result<T, CommandError>;
@@ -33,7 +36,6 @@ pub async fn answer_interaction(
         value,
         params,
     };
-    tracing::info!(account = %args.account, id = %args.id, "answer");
     desk.answer(&args.account, &args.id, args.value, args.params)
         .await
 }
@@ -84,17 +86,105 @@ pub async fn load_media(desk: State<'_, Desk>, account: String, url: String) -> 
 
 #[tauri::command]
 pub async fn allow_remote_images(
+    app: AppHandle<Wry>,
     desk: State<'_, Desk>,
     account: String,
     id: Option<String>,
     sender: Option<String>,
-) -> Reply<()> {
+) -> Reply<SettingsView> {
     let args = RemoteImagesArgs {
         account,
         id,
         sender,
     };
-    desk.allow_remote_images(&args.account, args.id, args.sender)
+    desk.allow_remote_images(&args.account, args.id, args.sender)?;
+    Ok(settings_view(&app, &desk))
+}
+
+/// The desk's settings with whether the OS starts the app at login (asked of the plugin).
+fn settings_view(app: &AppHandle<Wry>, desk: &Desk) -> SettingsView {
+    let mut view = desk.settings_view();
+    view.autostart = match app.autolaunch().is_enabled() {
+        Ok(on) => Some(on),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not tell whether the app starts at login");
+            None
+        }
+    };
+    view
+}
+
+#[tauri::command]
+pub async fn settings(app: AppHandle<Wry>, desk: State<'_, Desk>) -> Reply<SettingsView> {
+    Ok(settings_view(&app, &desk))
+}
+
+#[tauri::command]
+pub async fn save_preferences(
+    app: AppHandle<Wry>,
+    desk: State<'_, Desk>,
+    preferences: Preferences,
+) -> Reply<SettingsView> {
+    desk.save_preferences(preferences)?;
+    Ok(settings_view(&app, &desk))
+}
+
+#[tauri::command]
+pub async fn revoke_remote_sender(
+    app: AppHandle<Wry>,
+    desk: State<'_, Desk>,
+    account: String,
+    sender: String,
+) -> Reply<SettingsView> {
+    let args = RemoteSender { account, sender };
+    desk.revoke_remote_sender(&args.account, &args.sender)?;
+    Ok(settings_view(&app, &desk))
+}
+
+/// Start at login: writes or removes the XDG autostart entry (`~/.config/autostart`).
+#[tauri::command]
+pub async fn set_autostart(
+    app: AppHandle<Wry>,
+    desk: State<'_, Desk>,
+    on: bool,
+) -> Reply<SettingsView> {
+    let launcher = app.autolaunch();
+    let done = if on {
+        launcher.enable()
+    } else {
+        launcher.disable()
+    };
+    done.map_err(|e| {
+        CommandError::new(
+            "unavailable",
+            format!("could not change starting at login: {e}"),
+        )
+    })?;
+    Ok(settings_view(&app, &desk))
+}
+
+#[tauri::command]
+pub async fn rename_account(desk: State<'_, Desk>, account: String, label: String) -> Reply<()> {
+    desk.rename_account(&account, &label)
+}
+
+#[tauri::command]
+pub async fn test_account(desk: State<'_, Desk>, account: String) -> Reply<String> {
+    desk.test_account(&account).await
+}
+
+/// Show the log folder in the file manager.
+#[tauri::command]
+pub async fn open_logs_folder(app: AppHandle<Wry>, desk: State<'_, Desk>) -> Reply<()> {
+    let Some(dir) = desk.logs_dir() else {
+        return Err(CommandError::new(
+            "unavailable",
+            "this run logs to the terminal only",
+        ));
+    };
+    app.opener()
+        .open_path(dir.display().to_string(), None::<&str>)
+        .map_err(|e| CommandError::new("unavailable", format!("could not open the folder: {e}")))
 }
 
 #[tauri::command]

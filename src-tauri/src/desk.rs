@@ -15,12 +15,14 @@ use serde_json::{Map, Value};
 
 use crate::command_error::CommandError;
 use crate::launch::LaunchOptions;
-use crate::local_server::{self, LocalServer};
+use crate::local_server::{self, LocalServer, LocalServerOptions};
 use crate::media::{self, MediaSource, RemoteMediaPolicy};
 use crate::notifications::Presence;
-use crate::settings::SettingsFile;
+use crate::settings::{Preferences, SettingsFile};
 use crate::tray::Tray;
-use crate::views::{AccountView, InboxSnapshot, NewAccount};
+use crate::views::{
+    AccountView, InboxSnapshot, NewAccount, RemoteQuestion, RemoteSender, SettingsView,
+};
 
 /// The account id of a server given with `--url`/`INBOX_URL` for one run.
 pub const LAUNCH_ACCOUNT_ID: &str = "server";
@@ -41,6 +43,16 @@ pub struct Desk {
     tray: Mutex<Option<Tray>>,
     /// For remote https media only (SSRF-guarded); the server is reached through the engine.
     remote: RemoteFetcher,
+    logs_dir: Option<PathBuf>,
+}
+
+/// Longest account label accepted from the Settings view.
+pub const MAX_LABEL_CHARS: usize = 80;
+
+fn save_settings(settings: &SettingsFile) -> Result<(), CommandError> {
+    settings
+        .save()
+        .map_err(|e| CommandError::new("unavailable", format!("could not save settings: {e}")))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -49,17 +61,29 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Desk {
     /// Open the data dir, start the engine on the configured accounts — or, with none, start
-    /// the local server and follow it. Call inside the async runtime.
-    pub async fn open(options: &LaunchOptions, default_data_dir: PathBuf) -> anyhow::Result<Desk> {
+    /// the local server and follow it. Settings are read from `default_config_dir`, or from
+    /// the data dir when one was given (a test's or second instance's all-in-one dir). Call
+    /// inside the async runtime.
+    pub async fn open(
+        options: &LaunchOptions,
+        default_data_dir: PathBuf,
+        default_config_dir: PathBuf,
+    ) -> anyhow::Result<Desk> {
         let data_dir = options.data_dir.clone().unwrap_or(default_data_dir);
         // Accounts, settings, queued answers: the data dir is the reviewer's alone (0700).
         inbox_client::private_files::create_dir(&data_dir)
             .with_context(|| format!("create {}", data_dir.display()))?;
         inbox_client::private_files::fix_file(&accounts_file(&data_dir))
             .with_context(|| format!("narrow {}", accounts_file(&data_dir).display()))?;
-        let settings = SettingsFile::load(&data_dir);
+        let settings = match &options.data_dir {
+            Some(dir) => SettingsFile::load(dir, None),
+            // Before the Settings view the file lived in the data dir.
+            None => SettingsFile::load(&default_config_dir, Some(&data_dir)),
+        };
         let presence = Arc::new(Presence::default());
         presence.set_do_not_disturb(settings.settings.do_not_disturb);
+        let prefs = &settings.settings.preferences;
+        presence.set_preferences(prefs.notifications.clone(), prefs.quiet_hours.clone());
         let launch_account = match (&options.url, &options.token) {
             (Some(url), Some(token)) => Some((
                 Account::new(LAUNCH_ACCOUNT_ID, &options.label, url)?,
@@ -91,7 +115,16 @@ impl Desk {
                 .context("follow the server given with --url")?;
             views.push(view(account, false));
         } else if saved.is_empty() {
-            let server = LocalServer::start(&data_dir.join("local-server")).await?;
+            let server_options = LocalServerOptions {
+                port: options.local_port,
+                // Only the default instance answers a bare `inbox` (see `local_server`).
+                discovery_file: options
+                    .data_dir
+                    .is_none()
+                    .then(inbox_client::local_discovery::default_path),
+            };
+            let server =
+                LocalServer::start(&data_dir.join("local-server"), &server_options).await?;
             let account = Account::new(local_server::ACCOUNT_ID, "Local", &server.base_url)?;
             engine
                 .add_account(account.clone(), Some(server.reviewer()))
@@ -126,7 +159,121 @@ impl Desk {
             counts: Mutex::new(BTreeMap::new()),
             tray: Mutex::new(None),
             remote: RemoteFetcher::new(),
+            logs_dir: None,
         })
+    }
+
+    /// Where the log files go (set once logging to a file started).
+    pub fn set_logs_dir(&mut self, dir: PathBuf) {
+        self.logs_dir = Some(dir);
+    }
+
+    pub fn logs_dir(&self) -> Option<&Path> {
+        self.logs_dir.as_deref()
+    }
+
+    /// The settings as kept (autostart is the caller's to fill in: it lives with the OS).
+    pub fn settings_view(&self) -> SettingsView {
+        let settings = lock(&self.settings);
+        let remote_senders = settings
+            .settings
+            .remote_image_senders
+            .iter()
+            .flat_map(|(account, senders)| {
+                senders.iter().map(|sender| RemoteSender {
+                    account: account.clone(),
+                    sender: sender.clone(),
+                })
+            })
+            .collect();
+        let mut remote_questions: Vec<RemoteQuestion> = lock(&self.allowed_questions)
+            .iter()
+            .flat_map(|(account, ids)| {
+                ids.iter().map(|id| RemoteQuestion {
+                    account: account.clone(),
+                    id: id.clone(),
+                })
+            })
+            .collect();
+        remote_questions.sort_by(|a, b| (&a.account, &a.id).cmp(&(&b.account, &b.id)));
+        SettingsView {
+            preferences: settings.settings.preferences.clone(),
+            remote_senders,
+            remote_questions,
+            autostart: None,
+            logs_dir: self.logs_dir.as_ref().map(|d| d.display().to_string()),
+        }
+    }
+
+    /// Replace the editable preferences (checked first: nothing is saved when a time is bad).
+    pub fn save_preferences(&self, preferences: Preferences) -> Result<(), CommandError> {
+        preferences.quiet_hours.check()?;
+        self.presence.set_preferences(
+            preferences.notifications.clone(),
+            preferences.quiet_hours.clone(),
+        );
+        let mut settings = lock(&self.settings);
+        settings.settings.preferences = preferences;
+        save_settings(&settings)
+    }
+
+    /// Take back a sender's allowance: their remote media is blocked again from now on.
+    pub fn revoke_remote_sender(&self, account: &str, sender: &str) -> Result<(), CommandError> {
+        let mut settings = lock(&self.settings);
+        let senders = &mut settings.settings.remote_image_senders;
+        let removed = senders.get_mut(account).is_some_and(|s| s.remove(sender));
+        if !removed {
+            return Err(CommandError::new(
+                "not_found",
+                format!("`{sender}` is not allowed on account `{account}`"),
+            )
+            .with_field("sender"));
+        }
+        if senders.get(account).is_some_and(|s| s.is_empty()) {
+            senders.remove(account);
+        }
+        save_settings(&settings)
+    }
+
+    /// Give an account another sidebar label; saved with the accounts.
+    pub fn rename_account(&self, id: &str, label: &str) -> Result<(), CommandError> {
+        let label = label.trim();
+        if label.is_empty() {
+            return Err(
+                CommandError::new("missing_field", "a name is required").with_field("label")
+            );
+        }
+        if label.chars().count() > MAX_LABEL_CHARS {
+            return Err(CommandError::new(
+                "too_long",
+                format!("a name has at most {MAX_LABEL_CHARS} characters"),
+            )
+            .with_field("label"));
+        }
+        self.engine.relabel(id, label)?;
+        for view in lock(&self.accounts).iter_mut().filter(|a| a.id == id) {
+            view.label = label.to_owned();
+        }
+        self.save_accounts()
+    }
+
+    /// One request to the account's server with its token: what it said, or why not.
+    pub async fn test_account(&self, id: &str) -> Result<String, CommandError> {
+        let api = self.engine.client(id).await?;
+        let started = std::time::Instant::now();
+        let page = api
+            .list(inbox_protocol::StatusFilter::Pending, Some(1), None)
+            .await?;
+        let ms = started.elapsed().as_millis();
+        let more = if page.next_cursor.is_some() {
+            " or more"
+        } else {
+            ""
+        };
+        Ok(format!(
+            "Connected in {ms} ms; {}{more} pending",
+            page.items.len()
+        ))
     }
 
     pub fn attach_tray(&self, tray: Tray) {
@@ -190,6 +337,8 @@ impl Desk {
         value: Value,
         params: Option<Map<String, Value>>,
     ) -> Result<inbox_sync::Delivery, CommandError> {
+        // Which question, never what was answered (see `logs`).
+        tracing::info!(account, id, "answer");
         Ok(self.engine.answer(account, id, value, params).await?)
     }
 

@@ -10,6 +10,10 @@ pub struct LaunchOptions {
     /// instead of the per-user app data dir. An app with its own data dir is its own instance.
     #[arg(long, env = "INBOX_DESKTOP_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Local mode: listen on this loopback port (the next free one if taken). Default: the port
+    /// of the last run, else 8790 — where `inbox` looks when told nothing.
+    #[arg(long, env = "INBOX_DESKTOP_LOCAL_PORT")]
+    pub local_port: Option<u16>,
     /// In local mode, also ask the demo questions (one of every format, with media).
     #[arg(long)]
     pub demo: bool,

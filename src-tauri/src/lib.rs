@@ -14,6 +14,7 @@ pub mod commands;
 pub mod desk;
 pub mod launch;
 pub mod local_server;
+pub mod logs;
 pub mod media;
 pub mod notifications;
 pub mod settings;
@@ -34,8 +35,8 @@ use launch::LaunchOptions;
 use notifications::{Notifier, QuestionRef};
 use views::{CHANGES_EVENT, OPEN_EVENT, OpenRequest};
 
-/// Build and run the app until Quit.
-pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
+/// Build and run the app until Quit. `logs_dir`: where [`logs::init`] writes the log files.
+pub fn run(options: LaunchOptions, logs_dir: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let mut builder = tauri::Builder::default();
     // An app with its own --data-dir (tests, benchmarks) is a separate instance by design.
     if options.data_dir.is_none() {
@@ -52,6 +53,12 @@ pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
                 .build(),
         )
         .plugin(tauri_plugin_opener::init())
+        // Start at login through an XDG autostart entry; the Settings view switches it.
+        .plugin(
+            tauri_plugin_autostart::Builder::new()
+                .app_name("inbox-desktop")
+                .build(),
+        )
         .invoke_handler(tauri::generate_handler![
             commands::inbox_snapshot,
             commands::answer_interaction,
@@ -66,10 +73,17 @@ pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
             commands::open_notification,
             commands::dismiss_notification,
             commands::submit_notification,
+            commands::settings,
+            commands::save_preferences,
+            commands::revoke_remote_sender,
+            commands::set_autostart,
+            commands::rename_account,
+            commands::test_account,
+            commands::open_logs_folder,
         ])
         .on_window_event(window::on_event)
         .setup(move |app| {
-            setup(app.handle(), &options)?;
+            setup(app.handle(), &options, logs_dir.clone())?;
             Ok(())
         })
         .build(tauri::generate_context!("../tauri.conf.json"))
@@ -83,9 +97,17 @@ pub fn run(options: LaunchOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn setup(app: &AppHandle<Wry>, options: &LaunchOptions) -> anyhow::Result<()> {
+fn setup(
+    app: &AppHandle<Wry>,
+    options: &LaunchOptions,
+    logs_dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
     let default_dir = app.path().app_data_dir().context("no app data dir")?;
-    let desk = tauri::async_runtime::block_on(Desk::open(options, default_dir))?;
+    let config_dir = app.path().app_config_dir().context("no app config dir")?;
+    let mut desk = tauri::async_runtime::block_on(Desk::open(options, default_dir, config_dir))?;
+    if let Some(dir) = logs_dir {
+        desk.set_logs_dir(dir);
+    }
     let engine = desk.engine.clone();
     let presence = desk.presence.clone();
     app.manage(desk);
@@ -95,6 +117,7 @@ fn setup(app: &AppHandle<Wry>, options: &LaunchOptions) -> anyhow::Result<()> {
 
     if let Some(main) = app.get_webview_window(window::MAIN) {
         presence.set_window_attentive(window::attentive(&main));
+        presence.set_window_visible(main.is_visible().unwrap_or(false));
     }
 
     let opener = app.clone();

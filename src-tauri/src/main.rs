@@ -4,12 +4,9 @@
 use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,tao=warn,wry=warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    inbox_desktop::run(inbox_desktop::launch::LaunchOptions::parse())
+    let options = inbox_desktop::launch::LaunchOptions::parse();
+    let wanted = inbox_desktop::logs::logs_dir(&options);
+    // The guard flushes the file log when `main` returns.
+    let (logs_dir, _guard) = inbox_desktop::logs::init(wanted.as_deref());
+    inbox_desktop::run(options, logs_dir)
 }

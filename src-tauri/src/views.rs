@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
+use crate::settings::Preferences;
+
 /// Event: a batch of changes for one account (`inbox_sync::Changes`).
 pub const CHANGES_EVENT: &str = "inbox://changes";
 /// Event: open this question (a notification or the tray was clicked).
@@ -103,4 +105,34 @@ pub struct NewAccount {
     pub url: String,
     pub token: String,
     pub label: String,
+}
+
+/// An asker whose remote media the reviewer allowed for good on one account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct RemoteSender {
+    pub account: String,
+    pub sender: String,
+}
+
+/// A question whose remote media the reviewer allowed (for this run of the app).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct RemoteQuestion {
+    pub account: String,
+    pub id: String,
+}
+
+/// `settings` (and every command that changes one): the settings as the app keeps them.
+/// The window draws from this and holds no allowance of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export_to = "desktop/")]
+pub struct SettingsView {
+    pub preferences: Preferences,
+    pub remote_senders: Vec<RemoteSender>,
+    pub remote_questions: Vec<RemoteQuestion>,
+    /// Starting at login is on; `null` where the app cannot tell (no autostart support).
+    pub autostart: Option<bool>,
+    /// Where the log files are; `null` when the app logs to stderr only.
+    pub logs_dir: Option<String>,
 }

@@ -28,11 +28,13 @@ pub fn on_event<R: Runtime>(window: &tauri::Window<R>, event: &WindowEvent) {
             api.prevent_close();
             let _ = window.hide();
             desk.presence.set_window_attentive(false);
+            desk.presence.set_window_visible(false);
         }
         WindowEvent::Focused(focused) => {
             let showing =
                 window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
             desk.presence.set_window_attentive(*focused && showing);
+            desk.presence.set_window_visible(showing);
         }
         _ => {}
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use inbox_client::{Account, ApiClient, Engine, EngineConfig, Keyring, new_idempotency_key};
-use inbox_desktop::local_server::LocalServer;
+use inbox_desktop::local_server::{LocalServer, LocalServerOptions};
 use inbox_desktop::notifications::{Notifier, Presence, QuestionRef};
 use inbox_protocol::{AnswerFormat, AnswerRequest, AskRequest};
 use inbox_sync::ConnectionStatus;
@@ -137,7 +137,12 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_silenced_b
         .expect("own org.freedesktop.Notifications (is another notification daemon running?)");
 
     let dir = tempfile::tempdir().unwrap();
-    let server = LocalServer::start(&dir.path().join("server"))
+    // Port 0: any free one, so the test never competes for 8790.
+    let any_port = LocalServerOptions {
+        port: Some(0),
+        discovery_file: None,
+    };
+    let server = LocalServer::start(&dir.path().join("server"), &any_port)
         .await
         .unwrap();
     let engine = Engine::new(

@@ -57,10 +57,15 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         token: Some(REVIEWER.into()),
         label: "Server".into(),
         demo: false,
+        local_port: None,
     };
-    let desk = Desk::open(&options, dir.path().join("unused"))
-        .await
-        .unwrap();
+    let desk = Desk::open(
+        &options,
+        dir.path().join("unused"),
+        dir.path().join("unused-config"),
+    )
+    .await
+    .unwrap();
 
     let image = format!("https://127.0.0.1:{port}/a.png");
     let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
@@ -117,4 +122,131 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
     );
     desk.shutdown().await;
     server.shutdown().await;
+}
+
+/// A sender allowed for good is listed in the settings, kept across a restart, and once
+/// revoked their remote media is blocked again (the policy refuses before any fetch).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_stays_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("server"));
+    config.tokens = vec![
+        TokenSpec {
+            name: "alice".into(),
+            role: Role::Reviewer,
+            secret: REVIEWER.into(),
+        },
+        TokenSpec {
+            name: "design-bot".into(),
+            role: Role::Asker,
+            secret: ASKER.into(),
+        },
+    ];
+    let server = inbox_server::start(config).await.unwrap();
+    let options = LaunchOptions {
+        data_dir: Some(dir.path().join("desk")),
+        url: Some(server.base_url.clone()),
+        token: Some(REVIEWER.into()),
+        label: "Server".into(),
+        demo: false,
+        local_port: None,
+    };
+    let open = || {
+        Desk::open(
+            &options,
+            dir.path().join("unused"),
+            dir.path().join("unused-cfg"),
+        )
+    };
+    let desk = open().await.unwrap();
+
+    // A loopback https URL: past the policy, the SSRF guard refuses it, so "refused" (not
+    // "blocked") is how the test sees that the allowance let it through.
+    let image = "https://127.0.0.1:9/a.png".to_owned();
+    let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
+    ask.media = Some(vec![MediaItem {
+        kind: MediaKind::Image,
+        url: image.clone(),
+        caption: None,
+        filename: None,
+    }]);
+    let question = ApiClient::new(&server.base_url, Token::new(ASKER))
+        .unwrap()
+        .ask(&ask)
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !desk
+        .engine
+        .snapshot_of(LAUNCH_ACCOUNT_ID)
+        .await
+        .unwrap()
+        .cards
+        .iter()
+        .any(|c| c.interaction.id == question.id)
+    {
+        assert!(Instant::now() < deadline, "the question reached the inbox");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    desk.allow_remote_images(LAUNCH_ACCOUNT_ID, None, Some("design-bot".into()))
+        .unwrap();
+    let listed = desk.settings_view().remote_senders;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].account.as_str(), listed[0].sender.as_str()),
+        (LAUNCH_ACCOUNT_ID, "design-bot")
+    );
+    let allowed = desk
+        .load_media(LAUNCH_ACCOUNT_ID, &image)
+        .await
+        .unwrap_err();
+    assert_eq!(allowed.code, "remote_media_refused", "{allowed}");
+    desk.shutdown().await;
+    drop(desk);
+
+    // Restart: still allowed; then revoked.
+    let desk = open().await.unwrap();
+    assert_eq!(
+        desk.settings_view().remote_senders,
+        listed,
+        "kept across a restart"
+    );
+    desk.revoke_remote_sender(LAUNCH_ACCOUNT_ID, "design-bot")
+        .unwrap();
+    assert!(desk.settings_view().remote_senders.is_empty());
+    wait_for_card(&desk, &question.id).await;
+    let blocked = desk
+        .load_media(LAUNCH_ACCOUNT_ID, &image)
+        .await
+        .unwrap_err();
+    assert_eq!(blocked.code, "remote_images_blocked", "{blocked}");
+    let again = desk
+        .revoke_remote_sender(LAUNCH_ACCOUNT_ID, "design-bot")
+        .unwrap_err();
+    assert_eq!(again.field.as_deref(), Some("sender"));
+    desk.shutdown().await;
+    drop(desk);
+
+    let desk = open().await.unwrap();
+    assert!(
+        desk.settings_view().remote_senders.is_empty(),
+        "the revocation was saved"
+    );
+    desk.shutdown().await;
+    server.shutdown().await;
+}
+
+async fn wait_for_card(desk: &Desk, id: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !desk
+        .engine
+        .snapshot_of(LAUNCH_ACCOUNT_ID)
+        .await
+        .map(|s| s.cards.iter().any(|c| c.interaction.id == id))
+        .unwrap_or(false)
+    {
+        assert!(Instant::now() < deadline, "the question reached the inbox");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

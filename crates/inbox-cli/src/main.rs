@@ -16,7 +16,10 @@ use clap::{Parser, Subcommand};
         `inbox mcp` serves the inbox to MCP hosts (ask_user, notify_user); `inbox mcp proxy` answers\n\
         another MCP server's elicitations through it.\n\
         Every other command talks to a server: --url / INBOX_URL and --token / INBOX_TOKEN.\n\
-        Without a token, the tokens a local `inbox serve` generated in its data dir are used.\n\
+        Given none of --url, --token, --data-dir, the desktop app running on this machine is\n\
+        found through its discovery file ($XDG_DATA_HOME/interactions-inbox/desktop-server.json);\n\
+        with no app, http://127.0.0.1:8790 and the tokens a local `inbox serve` generated in\n\
+        its data dir are used.\n\
         Plain http:// is refused to any host but this machine unless --allow-insecure-http is\n\
         given; HTTP_PROXY/HTTPS_PROXY/ALL_PROXY/NO_PROXY are followed, but never to loopback."
 )]

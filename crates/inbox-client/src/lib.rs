@@ -20,6 +20,7 @@ pub mod demo;
 pub mod engine;
 pub mod error;
 pub mod keyring;
+pub mod local_discovery;
 pub mod outbox;
 pub mod private_files;
 pub mod remote_media;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use notify_rust::{Hint, Notification, Timeout};
 
-use super::OpenHandler;
 use super::markup;
 use super::planner::{Notice, NoticeAction, NoticeKey, ShownIds};
+use super::{OpenHandler, Presence};
 
 const BUS_NAME: &str = "org.freedesktop.Notifications";
 const OBJECT_PATH: &str = "/org/freedesktop/Notifications";
@@ -25,10 +25,17 @@ pub(super) struct SessionNotices {
     bus: Option<zbus::blocking::Connection>,
     /// Failures are logged once, not for every question (e.g. no notification daemon).
     warned: bool,
+    /// Asked at each notification whether to play the server's sound.
+    presence: Arc<Presence>,
 }
 
 impl SessionNotices {
-    pub(super) fn new(app_name: String, on_open: OpenHandler, on_closed: ClosedHandler) -> Self {
+    pub(super) fn new(
+        app_name: String,
+        on_open: OpenHandler,
+        on_closed: ClosedHandler,
+        presence: Arc<Presence>,
+    ) -> Self {
         SessionNotices {
             app_name,
             on_open,
@@ -36,6 +43,7 @@ impl SessionNotices {
             ids: ShownIds::default(),
             bus: None,
             warned: false,
+            presence,
         }
     }
 
@@ -67,6 +75,11 @@ impl SessionNotices {
             .action("default", "Open")
             .hint(Hint::Category("im.received".into()))
             .timeout(Timeout::Default);
+        if self.presence.sound() {
+            note.hint(Hint::SoundName("message-new-instant".into()));
+        } else {
+            note.hint(Hint::SuppressSound(true));
+        }
         // The summary replaces itself as the burst grows, rather than stacking.
         if let Some(previous) = self.ids.get(&key) {
             note.id(previous);

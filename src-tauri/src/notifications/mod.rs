@@ -9,13 +9,15 @@ mod desktop;
 mod markup;
 pub mod planner;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use inbox_client::engine::{Notification, NotificationKind};
 use inbox_sync::Card;
+
+use crate::settings::{NotificationPrefs, QuietHours};
 
 pub use planner::{Attention, NoticeAction, NoticeKey, NoticePlanner, QuestionRef};
 
@@ -28,12 +30,33 @@ const GATHER_MAX: Duration = Duration::from_secs(1);
 #[derive(Debug, Default)]
 pub struct Presence {
     window_attentive: AtomicBool,
+    window_visible: AtomicBool,
     do_not_disturb: AtomicBool,
+    /// The Settings view's notification preferences and Do-not-disturb schedule.
+    prefs: Mutex<(NotificationPrefs, QuietHours)>,
 }
 
 impl Presence {
     pub fn set_window_attentive(&self, on: bool) {
         self.window_attentive.store(on, Ordering::SeqCst);
+    }
+
+    /// Shown on screen (not closed to the tray, not minimised), focused or not.
+    pub fn set_window_visible(&self, on: bool) {
+        self.window_visible.store(on, Ordering::SeqCst);
+    }
+
+    pub fn set_preferences(&self, notifications: NotificationPrefs, quiet_hours: QuietHours) {
+        *self.prefs.lock().unwrap_or_else(PoisonError::into_inner) = (notifications, quiet_hours);
+    }
+
+    /// Whether a notification asks the server for its sound.
+    pub fn sound(&self) -> bool {
+        self.prefs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+            .sound
     }
 
     pub fn set_do_not_disturb(&self, on: bool) {
@@ -44,10 +67,29 @@ impl Presence {
         self.do_not_disturb.load(Ordering::SeqCst)
     }
 
+    /// Now, in the reviewer's local time (for the schedule).
     pub fn attention(&self) -> Attention {
+        self.attention_at(chrono::Local::now().time())
+    }
+
+    /// The preferences fold into the planner's two questions: notifications off or a quiet
+    /// hour count as Do not disturb; "only when hidden" counts a visible window as watched.
+    pub fn attention_at(&self, at: chrono::NaiveTime) -> Attention {
+        let (notifications, quiet_hours) = self
+            .prefs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let watched = if notifications.only_when_hidden {
+            self.window_visible.load(Ordering::SeqCst)
+        } else {
+            self.window_attentive.load(Ordering::SeqCst)
+        };
         Attention {
-            window_attentive: self.window_attentive.load(Ordering::SeqCst),
-            do_not_disturb: self.do_not_disturb.load(Ordering::SeqCst),
+            window_attentive: watched,
+            do_not_disturb: self.do_not_disturb.load(Ordering::SeqCst)
+                || !notifications.enabled
+                || quiet_hours.covers(at),
         }
     }
 }
@@ -79,7 +121,8 @@ impl Notifier {
                 let reporter: desktop::ClosedHandler = Arc::new(move |id| {
                     let _ = closed.send(Command::Closed(id));
                 });
-                let bus = desktop::SessionNotices::new(app_name, on_open, reporter);
+                let bus =
+                    desktop::SessionNotices::new(app_name, on_open, reporter, presence.clone());
                 run(rx, bus, presence);
             })
             .expect("spawn the notifications thread");
@@ -151,5 +194,46 @@ fn run(rx: mpsc::Receiver<Command>, mut bus: desktop::SessionNotices, presence: 
                 bus.apply(action);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod presence_tests {
+    use super::*;
+
+    #[test]
+    fn preferences_turn_into_attention() {
+        let t = |s| chrono::NaiveTime::parse_from_str(s, "%H:%M").unwrap();
+        let presence = Presence::default();
+        presence.set_preferences(NotificationPrefs::default(), QuietHours::default());
+        assert!(presence.attention_at(t("12:00")).interruptible());
+
+        // Visible but not focused: interrupts by default, not with "only when hidden".
+        presence.set_window_visible(true);
+        assert!(presence.attention_at(t("12:00")).interruptible());
+        let hidden_only = NotificationPrefs {
+            only_when_hidden: true,
+            ..NotificationPrefs::default()
+        };
+        presence.set_preferences(hidden_only, QuietHours::default());
+        assert!(!presence.attention_at(t("12:00")).interruptible());
+        presence.set_window_visible(false);
+        assert!(presence.attention_at(t("12:00")).interruptible());
+
+        let nights = QuietHours {
+            enabled: true,
+            ..QuietHours::default()
+        };
+        presence.set_preferences(NotificationPrefs::default(), nights);
+        assert!(!presence.attention_at(t("23:00")).interruptible());
+        assert!(presence.attention_at(t("12:00")).interruptible());
+
+        let off = NotificationPrefs {
+            enabled: false,
+            ..NotificationPrefs::default()
+        };
+        presence.set_preferences(off, QuietHours::default());
+        assert!(!presence.attention_at(t("12:00")).interruptible());
+        assert!(presence.sound());
     }
 }

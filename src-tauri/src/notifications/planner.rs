@@ -62,7 +62,7 @@ pub struct Attention {
 }
 
 impl Attention {
-    fn interruptible(self) -> bool {
+    pub(crate) fn interruptible(self) -> bool {
         !self.window_attentive && !self.do_not_disturb
     }
 }

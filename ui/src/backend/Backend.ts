@@ -5,8 +5,11 @@ import type { DeclineArgs } from "../generated/desktop/DeclineArgs";
 import type { NewAccount } from "../generated/desktop/NewAccount";
 import type { RemoteImagesArgs } from "../generated/desktop/RemoteImagesArgs";
 import type { SubmitArgs } from "../generated/desktop/SubmitArgs";
+import type { Preferences } from "../generated/desktop/Preferences";
+import type { RemoteSender } from "../generated/desktop/RemoteSender";
+import type { SettingsView } from "../generated/desktop/SettingsView";
 
-export type { AnswerArgs, DeclineArgs, NewAccount, RemoteImagesArgs, SubmitArgs };
+export type { AnswerArgs, DeclineArgs, NewAccount, Preferences, RemoteImagesArgs, RemoteSender, SettingsView, SubmitArgs };
 export type CardRef = { account: string; id: string };
 
 export type Unlisten = () => void;
@@ -35,8 +38,24 @@ export interface Backend {
    * `remote_images_blocked` before that), fetched by the app under its SSRF guard.
    */
   loadMedia(args: { account: string; url: string }): Promise<string>;
-  /** Allow remote media (images, video, audio) for one question (`id`) or one asker (`sender`). */
-  allowRemoteImages(args: RemoteImagesArgs): Promise<void>;
+  /**
+   * Allow remote media (images, video, audio) for one question (`id`) or one asker (`sender`).
+   * The app owns the allowances; the settings it returns are what the window shows.
+   */
+  allowRemoteImages(args: RemoteImagesArgs): Promise<SettingsView>;
+  /** The settings as the app keeps them (settings.json in its config dir), with the allowances. */
+  settings(): Promise<SettingsView>;
+  /** Replace the editable preferences; refused with the field when a time is not `HH:MM`. */
+  savePreferences(preferences: Preferences): Promise<SettingsView>;
+  /** Take back a sender's allowance: their remote media asks again. */
+  revokeRemoteSender(args: RemoteSender): Promise<SettingsView>;
+  /** Start the app at login (an XDG autostart entry), or stop doing so. */
+  setAutostart(on: boolean): Promise<SettingsView>;
+  renameAccount(args: { account: string; label: string }): Promise<void>;
+  /** One request to the account's server; resolves with what it said, rejects with why not. */
+  testAccount(account: string): Promise<string>;
+  /** Show the folder of the app's log files in the file manager. */
+  openLogsFolder(): Promise<void>;
   setDoNotDisturb(on: boolean): Promise<void>;
   addAccount(account: NewAccount): Promise<void>;
   removeAccount(account: string): Promise<void>;

@@ -1,4 +1,4 @@
-import type { AnswerArgs, Backend, DeclineArgs, NewAccount, SubmitArgs, Unlisten } from "./Backend";
+import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Preferences, RemoteSender, SettingsView, SubmitArgs, Unlisten } from "./Backend";
 import { BackendError } from "./BackendError";
 import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, Notification, OpenRequest, Outgoing, Snapshot, Submission } from "./types";
 
@@ -46,6 +46,12 @@ export class FakeBackend implements Backend {
   private dndHandlers = new Set<(on: boolean) => void>();
   private remoteQuestions = new Set<string>();
   private remoteSenders = new Set<string>();
+  preferences: Preferences = {
+    notifications: { enabled: true, only_when_hidden: false, sound: true },
+    quiet_hours: { enabled: false, from: "22:00", to: "07:00" },
+    theme: "system",
+  };
+  autostart: boolean | null = false;
 
   constructor(options: FakeOptions = {}) {
     this.options = options;
@@ -138,10 +144,65 @@ export class FakeBackend implements Backend {
     return this.options.media?.[args.url] ?? samplePicture("#2f6fde", "media");
   }
 
-  async allowRemoteImages(args: { account: string; id?: string; sender?: string }): Promise<void> {
+  async allowRemoteImages(args: { account: string; id?: string; sender?: string }): Promise<SettingsView> {
     this.record("allow_remote_images", args);
     if (args.id) this.remoteQuestions.add(key(args.account, args.id));
     if (args.sender) this.remoteSenders.add(key(args.account, args.sender));
+    return this.settingsView();
+  }
+
+  async settings(): Promise<SettingsView> {
+    this.record("settings", {});
+    return this.settingsView();
+  }
+
+  async savePreferences(preferences: Preferences): Promise<SettingsView> {
+    this.record("save_preferences", { preferences });
+    for (const field of ["from", "to"] as const) {
+      if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(preferences.quiet_hours[field])) {
+        throw BackendError.from({ code: "invalid_time", message: `\`${preferences.quiet_hours[field]}\` is not a time like 22:00`, field: `quiet_hours.${field}` });
+      }
+    }
+    this.preferences = structuredClone(preferences);
+    return this.settingsView();
+  }
+
+  async revokeRemoteSender(args: RemoteSender): Promise<SettingsView> {
+    this.record("revoke_remote_sender", args);
+    this.remoteSenders.delete(key(args.account, args.sender));
+    return this.settingsView();
+  }
+
+  async setAutostart(on: boolean): Promise<SettingsView> {
+    this.record("set_autostart", { on });
+    this.autostart = on;
+    return this.settingsView();
+  }
+
+  async renameAccount(args: { account: string; label: string }): Promise<void> {
+    this.record("rename_account", args);
+    this.accounts = this.accounts.map((a) => (a.id === args.account ? { ...a, label: args.label } : a));
+  }
+
+  async testAccount(account: string): Promise<string> {
+    this.record("test_account", { account });
+    if (this.connections[account]?.state !== "online") throw BackendError.from({ code: "unavailable", message: "the server did not answer" });
+    return `Connected: ${this.counts(account).pending} pending`;
+  }
+
+  async openLogsFolder(): Promise<void> {
+    this.record("open_logs_folder", {});
+  }
+
+  private settingsView(): SettingsView {
+    const split = (k: string) => k.split("\u0000") as [string, string];
+    return {
+      preferences: structuredClone(this.preferences),
+      remote_senders: [...this.remoteSenders].map(split).map(([account, sender]) => ({ account, sender })),
+      remote_questions: [...this.remoteQuestions].map(split).map(([account, id]) => ({ account, id })),
+      autostart: this.autostart,
+      logs_dir: "/home/you/.local/share/dev.interactions.inbox/logs",
+    };
   }
 
   private remoteAllowed(account: string, url: string): boolean {

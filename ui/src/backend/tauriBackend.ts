@@ -3,6 +3,7 @@ import { listen } from "@tauri-apps/api/event";
 import type { Backend } from "./Backend";
 import { BackendError } from "./BackendError";
 import type { ChangeBatch, Delivery, OpenRequest, Snapshot, Submission } from "./types";
+import type { SettingsView } from "./Backend";
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
   try {
@@ -31,10 +32,17 @@ export function tauriBackend(): Backend {
       return call<string>("load_media", args);
     },
     allowRemoteImages: (args) => {
-      const recorded = call<void>("allow_remote_images", args);
+      const recorded = call<SettingsView>("allow_remote_images", args);
       consents = Promise.all([consents, recorded.catch(() => undefined)]);
       return recorded;
     },
+    settings: () => call<SettingsView>("settings"),
+    savePreferences: (preferences) => call<SettingsView>("save_preferences", { preferences }),
+    revokeRemoteSender: (args) => call<SettingsView>("revoke_remote_sender", args),
+    setAutostart: (on) => call<SettingsView>("set_autostart", { on }),
+    renameAccount: (args) => call<void>("rename_account", args),
+    testAccount: (account) => call<string>("test_account", { account }),
+    openLogsFolder: () => call<void>("open_logs_folder"),
     setDoNotDisturb: (on) => call<void>("set_do_not_disturb", { on }),
     addAccount: (account) => call<void>("add_account", account),
     removeAccount: (account) => call<void>("remove_account", { account }),

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Backend } from "../backend/Backend";
+import type { Backend, SettingsView } from "../backend/Backend";
 import { BackendError } from "../backend/BackendError";
 import type { Card, Delivery } from "../backend/types";
 import { useHotkeys } from "../hooks/useHotkeys";
@@ -31,6 +31,8 @@ import { QuestionView } from "./QuestionView";
 import { ShortcutsOverlay } from "./ShortcutsOverlay";
 import { Sidebar } from "./Sidebar";
 import { StatusBar } from "./StatusBar";
+import { SettingsPanel } from "../settings/SettingsPanel";
+import { remoteAllowedFor } from "../settings/remoteAllowed";
 
 export type AppProps = {
   backend: Backend;
@@ -48,7 +50,9 @@ export function App({ backend, initial }: AppProps) {
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [dnd, setDnd] = useState(false);
-  const [remoteOk, setRemoteOk] = useState<Set<string>>(() => new Set());
+  // The app owns the settings and the remote-media allowances; this is its latest answer.
+  const [settings, setSettings] = useState<SettingsView | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
   const [notice, setNotice] = useState<Notice | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   // Questions whose content failed to draw (this run or an earlier one): never opened by themselves.
@@ -84,6 +88,12 @@ export function App({ backend, initial }: AppProps) {
       } catch (raw) {
         if (live) setLoadError(BackendError.from(raw).message);
       }
+      try {
+        const loaded = await backend.settings();
+        if (live) setSettings(loaded);
+      } catch (raw) {
+        if (live) setLoadError(BackendError.from(raw).message);
+      }
     })();
     return () => {
       live = false;
@@ -94,6 +104,21 @@ export function App({ backend, initial }: AppProps) {
   useEffect(() => {
     if (inbox.loaded) performance.mark("inbox-rendered");
   }, [inbox.loaded]);
+
+  // "system" leaves the choice to prefers-color-scheme; light/dark override it (settings/theme.css).
+  const theme = settings?.preferences.theme ?? "system";
+  useEffect(() => {
+    if (theme === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  const reloadSnapshot = useCallback(async () => {
+    try {
+      dispatch({ type: "snapshot", snapshot: await backend.snapshot() });
+    } catch (raw) {
+      setLoadError(BackendError.from(raw).message);
+    }
+  }, [backend]);
 
   const cards = useMemo(() => visibleCards(inbox, filter), [inbox, filter]);
   const parks = useMemo(() => parkGroups(inbox), [inbox]);
@@ -187,12 +212,16 @@ export function App({ backend, initial }: AppProps) {
     [],
   );
 
-  const allowRemote = (card: Card) => (scope: "question" | "sender") => {
-    const tag = scope === "question" ? `q:${cardKey(card)}` : `s:${card.account}/${card.interaction.asker}`;
-    setRemoteOk((s) => new Set(s).add(tag));
-    void backend.allowRemoteImages(
-      scope === "question" ? { account: card.account, id: card.interaction.id } : { account: card.account, sender: card.interaction.asker },
-    );
+  const allowRemote = (card: Card) => async (scope: "question" | "sender") => {
+    try {
+      setSettings(
+        await backend.allowRemoteImages(
+          scope === "question" ? { account: card.account, id: card.interaction.id } : { account: card.account, sender: card.interaction.asker },
+        ),
+      );
+    } catch (raw) {
+      setLoadError(BackendError.from(raw).message);
+    }
   };
 
   const viewCounts = useMemo(
@@ -238,6 +267,7 @@ export function App({ backend, initial }: AppProps) {
           }
         }}
         onRemoveAccount={(id) => void backend.removeAccount(id)}
+        onSettings={() => setSettingsOpen(true)}
       />
       {showNotifications ? (
         <NotificationsView rows={notifications} accounts={inbox.accounts} backend={backend} />
@@ -273,7 +303,18 @@ export function App({ backend, initial }: AppProps) {
             </button>
           </div>
         )}
-        {selected && selectedKey ? (
+        {settingsOpen ? (
+          <SettingsPanel
+            backend={backend}
+            settings={settings}
+            onSettings={setSettings}
+            accounts={inbox.accounts}
+            connections={inbox.connections}
+            onAccountsChanged={() => void reloadSnapshot()}
+            onRemoveAccount={(id) => void backend.removeAccount(id).then(reloadSnapshot)}
+            onClose={() => setSettingsOpen(false)}
+          />
+        ) : selected && selectedKey ? (
           <ErrorBoundary
             key={selectedKey}
             unit="question"
@@ -287,7 +328,7 @@ export function App({ backend, initial }: AppProps) {
                 card={selected}
                 account={inbox.accounts.find((a) => a.id === selected.account)}
                 backend={backend}
-                remoteAllowed={remoteOk.has(`q:${cardKey(selected)}`) || remoteOk.has(`s:${selected.account}/${selected.interaction.asker}`)}
+                remoteAllowed={remoteAllowedFor(settings, selected)}
                 onAllowRemote={allowRemote(selected)}
                 onResolved={onResolved(selectedKey, selected)}
                 keysEnabled={!help}

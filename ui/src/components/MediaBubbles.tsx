@@ -177,7 +177,8 @@ function ImageBubble(props: {
   }, [fetched, source.url, account, backend]);
 
   const alt = caption ?? "";
-  const src = source.kind === "inline" ? source.url : loaded;
+  // A revoked allowance hides what was loaded under it at once.
+  const src = source.kind === "inline" ? source.url : fetched ? loaded : null;
 
   if (!src) {
     const note = failed ? "Image unavailable" : fetched ? "Loading image…" : "Remote image";

@@ -22,6 +22,7 @@ type Props = {
   onDoNotDisturb: (on: boolean) => void;
   onAddAccount: (a: { url: string; token: string; label: string }) => Promise<string | null>;
   onRemoveAccount: (id: string) => void;
+  onSettings?: () => void;
 };
 
 export function Sidebar(props: Props) {
@@ -98,6 +99,11 @@ export function Sidebar(props: Props) {
         <input type="checkbox" checked={props.doNotDisturb} onChange={(e) => props.onDoNotDisturb(e.target.checked)} />
         Do not disturb
       </label>
+      {props.onSettings && (
+        <button type="button" className="quiet settings-open" onClick={props.onSettings}>
+          Settings
+        </button>
+      )}
     </nav>
   );
 }

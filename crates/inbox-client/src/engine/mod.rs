@@ -304,6 +304,23 @@ impl Engine {
             .map_err(|_| EngineError::Stopped)
     }
 
+    /// Give an account another display label (what [`Engine::accounts`] reports from now on;
+    /// the label plays no part in syncing).
+    pub fn relabel(&self, id: &str, label: &str) -> Result<(), EngineError> {
+        let mut accounts = self.lock();
+        let handle = accounts
+            .get_mut(id)
+            .ok_or_else(|| EngineError::UnknownAccount(id.to_owned()))?;
+        handle.account.label = label.to_owned();
+        Ok(())
+    }
+
+    /// The account's API client, signed in with its token (one request of the caller's own,
+    /// e.g. a connection test; syncing does not go through it).
+    pub async fn client(&self, account: &str) -> Result<ApiClient, EngineError> {
+        self.ask(account, Command::Client).await
+    }
+
     /// The accounts being synced.
     pub fn accounts(&self) -> Vec<Account> {
         let mut all: Vec<Account> = self.lock().values().map(|h| h.account.clone()).collect();

@@ -1,0 +1,84 @@
+// Settings in the real window: changes made in the Settings view survive a restart of the app
+// (they are kept by Rust in settings.json of the app's config dir), and "Start at login"
+// writes and removes the XDG autostart entry. HOME and the XDG dirs point into a scratch dir.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { sleep } from "./webdriver.mjs";
+
+const home = scratch("inbox-e2e-settings-");
+const env = {
+  HOME: home,
+  XDG_DATA_HOME: path.join(home, ".local/share"),
+  XDG_CONFIG_HOME: path.join(home, ".config"),
+  XDG_CACHE_HOME: path.join(home, ".cache"),
+  INBOX_URL: null,
+  INBOX_TOKEN: null,
+  INBOX_DESKTOP_DATA_DIR: null,
+  // Its own port, so it never meets the discovery test's app.
+  INBOX_DESKTOP_LOCAL_PORT: "0",
+};
+const autostartEntry = path.join(home, ".config/autostart/inbox-desktop.desktop");
+const settingsFile = path.join(home, ".config/dev.interactions.inbox/settings.json");
+const VIEW = "//section[@aria-label='Settings']";
+let driver;
+let app;
+
+before(async () => {
+  driver = await startDriver(env);
+  app = await driver.session();
+});
+
+after(async () => {
+  await app?.quit().catch(() => {});
+  await driver?.stop();
+});
+
+const box = (label) => `${VIEW}//label[contains(., ${JSON.stringify(label)})]/input`;
+const checked = async (xpath) => app.execute("return arguments[0].checked", [{ "element-6066-11e4-a07c-4a2d-5543c5d2b4a5": await app.find(xpath) }]);
+
+async function openSettings() {
+  await app.clickOn("//button[normalize-space(.)='Settings']", 30000);
+  await app.waitForElement(VIEW);
+}
+
+async function waitUntil(what, probe, ms = 10000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await sleep(100);
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+test("settings made in the window survive a restart; start at login writes and removes the autostart entry", async () => {
+  await openSettings();
+  assert.equal(await checked(box("Play a sound")), true);
+  await app.clickOn(box("Play a sound"));
+  await app.clickOn(`${VIEW}//label[contains(., 'Dark')]/input`);
+  await waitUntil("the sound setting to be saved", () => fs.existsSync(settingsFile) && JSON.parse(fs.readFileSync(settingsFile, "utf8")).notifications?.sound === false);
+  assert.equal(fs.statSync(settingsFile).mode & 0o777, 0o600);
+
+  assert.ok(!fs.existsSync(autostartEntry));
+  await app.clickOn(box("Start Interactions Inbox at login"));
+  await waitUntil("the autostart entry", () => fs.existsSync(autostartEntry));
+  const entry = fs.readFileSync(autostartEntry, "utf8");
+  assert.match(entry, /^Exec=.*inbox-desktop/m);
+  saveScreenshot("settings", await app.screenshot());
+
+  // Restart the app: the view shows what was saved.
+  await app.quit().catch(() => {});
+  await sleep(1000);
+  app = await driver.session();
+  await openSettings();
+  await waitUntil("the saved settings to show", async () => (await checked(box("Play a sound"))) === false);
+  assert.equal(await checked(`${VIEW}//label[contains(., 'Dark')]/input`), true);
+  assert.equal(await app.execute("return document.documentElement.dataset.theme"), "dark");
+  assert.equal(await checked(box("Start Interactions Inbox at login")), true);
+
+  await app.clickOn(box("Start Interactions Inbox at login"));
+  await waitUntil("the autostart entry to go", () => !fs.existsSync(autostartEntry));
+});
