@@ -33,6 +33,7 @@ pub struct Settings {
     pub inbox_bin: PathBuf,
     pub settle_timeout: Duration,
     pub keep: Option<PathBuf>,
+    pub redis_without_aof: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -186,7 +187,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
         &settings.inbox_bin,
         &run_dir,
         settings.reviewers,
-        settings.store == StoreMode::Redis,
+        (settings.store == StoreMode::Redis).then_some(!settings.redis_without_aof),
     )
     .await?;
     let addrs = cluster.addrs();
@@ -256,6 +257,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
         }
     }
     report.secrets_in_logs = scan_logs(&world).await;
+    report
+        .divergences
+        .extend(std::mem::take(&mut *crate::client::HUNG.lock().unwrap()));
     for r in &world.reviewers {
         r.write().await.kill();
     }

@@ -20,6 +20,29 @@ use crate::proxy::Proxy;
 
 pub const ACCOUNT: &str = "chaos";
 
+/// The longest one engine call may take. An app whose call to its engine does not return is a
+/// frozen app: counted, reported, and the campaign goes on.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Engine calls that did not return within [`CALL_TIMEOUT`], with what they were.
+pub static HUNG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+async fn within<T>(
+    what: &str,
+    index: usize,
+    call: tokio::task::JoinHandle<Result<T, inbox_client::EngineError>>,
+) -> anyhow::Result<T> {
+    match tokio::time::timeout(CALL_TIMEOUT, call).await {
+        Ok(joined) => Ok(joined??),
+        Err(_) => {
+            HUNG.lock().unwrap().push(format!(
+                "reviewer {index}: {what} did not return in {CALL_TIMEOUT:?}"
+            ));
+            Err(anyhow!("reviewer {index}: {what} hung"))
+        }
+    }
+}
+
 pub struct Reviewer {
     pub index: usize,
     pub proxy: Proxy,
@@ -96,9 +119,8 @@ impl Reviewer {
 
     /// Ids of the pending cards in this app's list.
     pub async fn pending(&self) -> anyhow::Result<BTreeSet<String>> {
-        let snapshot = self
-            .spawn(|e| Box::pin(async move { e.snapshot_of(ACCOUNT).await }))?
-            .await??;
+        let call = self.spawn(|e| Box::pin(async move { e.snapshot_of(ACCOUNT).await }))?;
+        let snapshot = within("snapshot", self.index, call).await?;
         Ok(snapshot
             .cards
             .into_iter()
@@ -111,15 +133,14 @@ impl Reviewer {
     /// the app acknowledged the answer to the reviewer: from here on it must not be lost.
     pub async fn answer(&self, id: &str, value: Value) -> anyhow::Result<Delivery> {
         let id = id.to_owned();
-        Ok(self
-            .spawn(move |e| Box::pin(async move { e.answer(ACCOUNT, &id, value, None).await }))?
-            .await??)
+        let call = self
+            .spawn(move |e| Box::pin(async move { e.answer(ACCOUNT, &id, value, None).await }))?;
+        within("answer", self.index, call).await
     }
 
     pub async fn outbox(&self) -> anyhow::Result<Vec<OutboxEntry>> {
-        Ok(self
-            .spawn(|e| Box::pin(async move { e.outbox(ACCOUNT).await }))?
-            .await??)
+        let call = self.spawn(|e| Box::pin(async move { e.outbox(ACCOUNT).await }))?;
+        within("outbox", self.index, call).await
     }
 }
 

@@ -35,14 +35,17 @@ fn log_file(path: &Path) -> anyhow::Result<File> {
 pub struct Redis {
     port: u16,
     dir: PathBuf,
+    /// Off only to show the campaign catches what a store that forgets loses.
+    durable: bool,
     child: Option<Child>,
 }
 
 impl Redis {
-    pub fn start(dir: &Path) -> anyhow::Result<Redis> {
+    pub fn start(dir: &Path, durable: bool) -> anyhow::Result<Redis> {
         let mut redis = Redis {
             port: free_port()?,
             dir: dir.to_owned(),
+            durable,
             child: None,
         };
         std::fs::create_dir_all(dir)?;
@@ -56,9 +59,10 @@ impl Redis {
 
     fn spawn(&mut self) -> anyhow::Result<()> {
         let port = self.port.to_string();
+        let aof = if self.durable { "yes" } else { "no" };
         let child = Command::new("redis-server")
             .args(["--port", &port, "--bind", "127.0.0.1", "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "always"])
+            .args(["--appendonly", aof, "--appendfsync", "always"])
             .arg("--dir")
             .arg(&self.dir)
             .stdout(log_file(&self.dir.join("redis.log"))?)
@@ -109,15 +113,15 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// `workers` servers: on Redis when `redis`, else one on SQLite in `run_dir/data`.
+    /// Two workers on Redis when `redis` is `Some(durable)`, else one on SQLite.
     pub async fn start(
         inbox_bin: &Path,
         run_dir: &Path,
         reviewers: usize,
-        redis: bool,
+        redis: Option<bool>,
     ) -> anyhow::Result<Cluster> {
-        let redis = if redis {
-            Some(Redis::start(&run_dir.join("redis"))?)
+        let redis = if let Some(durable) = redis {
+            Some(Redis::start(&run_dir.join("redis"), durable)?)
         } else {
             None
         };

@@ -52,6 +52,10 @@ struct Args {
     /// Keep the run directory (server logs, data, client state) here instead of a temp dir.
     #[arg(long)]
     keep: Option<PathBuf>,
+    /// Run redis-server without its append-only file, so a `kill -9` forgets acknowledged
+    /// writes: a check of the campaign itself, which must then report losses and exit 1.
+    #[arg(long)]
+    redis_without_aof: bool,
 }
 
 fn main() -> ExitCode {
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
                 .keep
                 .as_ref()
                 .map(|k| k.join(format!("{store:?}").to_lowercase())),
+            redis_without_aof: args.redis_without_aof,
         };
         match runtime.block_on(campaign::run(settings)) {
             Ok(report) => {
