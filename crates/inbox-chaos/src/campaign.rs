@@ -224,6 +224,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
         let fault = menu[rng.random_range(0..menu.len())];
         let load = start_load(&world, rng.random());
         tokio::time::sleep(Duration::from_millis(rng.random_range(200..600))).await;
+        if std::env::var_os("CHAOS_TRACE").is_some() {
+            eprintln!("chaos: fault {n}: {}", fault.name());
+        }
         inject(&world, fault, &mut rng)
             .await
             .with_context(|| format!("fault {n} ({})", fault.name()))?;
@@ -244,7 +247,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
             &format!("fault {n} ({})", fault.name()),
         )
         .await;
-        if (n + 1) % 10 == 0 {
+        if (n + 1).is_multiple_of(10) {
             eprintln!(
                 "chaos [{:?}]: {} faults, {} answers, lost {}, duplicated {}, divergences {}",
                 settings.store,
@@ -297,7 +300,7 @@ async fn asker(world: Arc<World>) {
     let mut n = 0u64;
     while world.load.load(Ordering::SeqCst) {
         n += 1;
-        if n % 6 == 0 {
+        if n.is_multiple_of(6) {
             let expiry = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
             let asks = (0..1 + n % 2)
                 .map(|i| {
@@ -559,6 +562,14 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
         report.answers += 1;
         let server = match api.get(&g.id).await {
             Ok(ia) => ia,
+            // An acknowledged answer whose question the store no longer knows: lost with it.
+            Err(e) if e.code() == Some(ErrorCode::NotFound) => {
+                report.lost += 1;
+                report
+                    .divergences
+                    .push(format!("{when}: {} is gone from the store: {e}", g.id));
+                continue;
+            }
             Err(e) => {
                 report
                     .divergences

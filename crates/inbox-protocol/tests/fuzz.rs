@@ -319,23 +319,21 @@ proptest! {
             Just(json!(true)),
         ],
     ) {
-        if let Some(question) = check_ask(&body)? {
-            if let Err(e) = validate_answer(&question, &answer) {
-                // A form's refusal names the property a person has to fill in (docs/api.md),
-                // which is a property of the schema or of the answer given.
-                let mut roots: Vec<String> = vec!["answer".to_owned()];
-                let schema = question.schema.clone().unwrap_or(Value::Null);
-                for names in [&schema["properties"], &answer] {
-                    if let Some(map) = names.as_object() {
-                        roots.extend(map.keys().cloned());
-                    }
+        if let Some(question) = check_ask(&body)? && let Err(e) = validate_answer(&question, &answer) {
+            // A form's refusal names the property a person has to fill in (docs/api.md),
+            // which is a property of the schema or of the answer given.
+            let mut roots: Vec<String> = vec!["answer".to_owned()];
+            let schema = question.schema.clone().unwrap_or(Value::Null);
+            for names in [&schema["properties"], &answer] {
+                if let Some(map) = names.as_object() {
+                    roots.extend(map.keys().cloned());
                 }
-                if let Some(required) = schema["required"].as_array() {
-                    roots.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
-                }
-                let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-                names_a_field(&e, &roots)?;
             }
+            if let Some(required) = schema["required"].as_array() {
+                roots.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            names_a_field(&e, &roots)?;
         }
     }
 
@@ -352,13 +350,11 @@ proptest! {
         if let Some(c) = continuation {
             body["continuation"] = c;
         }
-        if let Ok(req) = serde_json::from_value::<ParkRequest>(body) {
-            if let Err(e) = validate_park(&req, now(), Retention::DEFAULT) {
-                names_a_field(&e, &["asks", "continuation"])?;
-                if root(&e.field) == "asks" && e.field.starts_with("asks[") {
-                    let i: usize = e.field[5..].split(']').next().unwrap().parse().unwrap();
-                    prop_assert!(i < req.asks.len(), "names asks[{i}] of {}", req.asks.len());
-                }
+        if let Ok(req) = serde_json::from_value::<ParkRequest>(body) && let Err(e) = validate_park(&req, now(), Retention::DEFAULT) {
+            names_a_field(&e, &["asks", "continuation"])?;
+            if root(&e.field) == "asks" && e.field.starts_with("asks[") {
+                let i: usize = e.field[5..].split(']').next().unwrap().parse().unwrap();
+                prop_assert!(i < req.asks.len(), "names asks[{i}] of {}", req.asks.len());
             }
         }
     }

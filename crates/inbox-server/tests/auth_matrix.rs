@@ -485,10 +485,7 @@ fn refusal(
             body["error"]["code"]
         ));
     }
-    if !body["error"]["message"]
-        .as_str()
-        .is_some_and(|m| !m.is_empty())
-    {
+    if body["error"]["message"].as_str().is_none_or(str::is_empty) {
         return Err(format!("{what}: no message: {body}"));
     }
     let text = body.to_string();
