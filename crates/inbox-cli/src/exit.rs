@@ -15,3 +15,8 @@ pub const CANCELLED: u8 = 12;
 /// and its resume comes back through `inbox park wait` / `inbox park claim`. Also what
 /// `inbox park wait --timeout` returns when the park is still parked.
 pub const PARKED: u8 = 13;
+/// `inbox agui run`: the run failed (`RUN_ERROR`, a protocol error, an interrupt the server
+/// refused, or the agent unreachable after every retry).
+pub const RUN_FAILED: u8 = 14;
+/// `inbox agui run`: the agent finished the run as cancelled.
+pub const RUN_CANCELLED: u8 = 15;

@@ -260,6 +260,26 @@ impl ApiClient {
         Ok(decode::<ParkResponse>(resp).await?.park)
     }
 
+    /// `POST /api/agui/runs` — start an AG-UI run the server drives.
+    pub async fn start_agui_run(
+        &self,
+        req: &inbox_protocol::AguiRunRequest,
+    ) -> Result<inbox_protocol::AguiRun, ClientError> {
+        let resp = self
+            .send(self.request(Method::POST, paths::AGUI_RUNS).json(req))
+            .await?;
+        Ok(decode::<inbox_protocol::AguiRunResponse>(resp).await?.run)
+    }
+
+    /// `GET /api/agui/runs/{id}`.
+    pub async fn get_agui_run(&self, id: &str) -> Result<inbox_protocol::AguiRun, ClientError> {
+        let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+        let resp = self
+            .send(self.request(Method::GET, &format!("{}/{escaped}", paths::AGUI_RUNS)))
+            .await?;
+        Ok(decode::<inbox_protocol::AguiRunResponse>(resp).await?.run)
+    }
+
     /// `GET /api/parks/{id}/wait` — long-poll until the park resolves or `timeout` passes.
     pub async fn wait_park(&self, id: &str, timeout: Duration) -> Result<ParkWait, ClientError> {
         let req = self

@@ -83,6 +83,28 @@ pub const PARK_MAX_ASKS: usize = 50;
 /// Characters of a webhook continuation's `url`.
 pub const WEBHOOK_URL_MAX_CHARS: usize = 2_048;
 
+/// Characters of an AG-UI run's `agent_url`.
+pub const AGUI_URL_MAX_CHARS: usize = 2_048;
+/// Characters of an AG-UI `thread_id`, and of an interrupt's `id` the agent sends.
+pub const AGUI_ID_MAX_CHARS: usize = 200;
+/// Bytes of an AG-UI run's `input` once serialised.
+pub const AGUI_INPUT_MAX_BYTES: usize = 256 * 1024;
+/// Extra request headers on one AG-UI run.
+pub const AGUI_HEADERS_MAX_ITEMS: usize = 20;
+/// Bytes of one extra header (name and value together).
+pub const AGUI_HEADER_MAX_BYTES: usize = 4 * 1024;
+/// Entries in an AG-UI run's transcript; an agent that streams more fails the run.
+pub const AGUI_TRANSCRIPT_MAX_ITEMS: usize = 1_000;
+/// Bytes of an AG-UI run's transcript once serialised; past it the run fails.
+pub const AGUI_TRANSCRIPT_MAX_BYTES: usize = 512 * 1024;
+/// Bytes of one event stream the server reads from an agent; past it the turn fails.
+pub const AGUI_STREAM_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes of one SSE event (its `data:` lines together) from an agent.
+pub const AGUI_EVENT_MAX_BYTES: usize = 512 * 1024;
+/// Times one AG-UI run may interrupt (parks it may open); one more fails the run.
+/// (Interrupts in one outcome are bounded by `PARK_MAX_ASKS`: one question each.)
+pub const AGUI_INTERRUPTS_MAX_ROUNDS: usize = 100;
+
 /// How far a Standard Webhooks `webhook-timestamp` may be from the server's clock (replay guard).
 pub const SIGNATURE_TOLERANCE_SECONDS: i64 = 5 * 60;
 

@@ -57,7 +57,8 @@ pub enum ErrorCode {
     NotResolved,
     /// The park resumes another way (a webhook); it cannot be claimed.
     NotClaimable,
-    /// Redeliver: the park's webhook has not failed (it is pending, delivering or delivered).
+    /// Redeliver: the park's webhook has not failed (it is pending, delivering or delivered);
+    /// AG-UI retry: the run has not failed.
     NotFailed,
     /// The store could not be reached.
     Unavailable,

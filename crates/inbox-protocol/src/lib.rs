@@ -7,6 +7,7 @@
 //! Validation that the contract promises at ask time and at answer time lives in [`validate`];
 //! the numeric bounds are the named constants in [`caps`].
 
+pub mod agui;
 pub mod ask;
 pub mod caps;
 pub mod error;
@@ -20,6 +21,10 @@ pub mod typescript;
 pub mod validate;
 pub mod verifier;
 
+pub use agui::{
+    AguiQuestion, AguiRun, AguiRunRequest, AguiRunResponse, AguiRunStatus, AguiToolCall,
+    AguiTranscriptItem,
+};
 pub use ask::AskRequest;
 pub use error::{ErrorBody, ErrorCode, ErrorDetail, ValidationError};
 pub use event::{AnsweredEvent, RemovedEvent, RemovedReason, ResetEvent, ResetReason, StreamEvent};
@@ -44,6 +49,8 @@ pub mod paths {
     pub const CALLBACK_PREFIX: &str = "/api/interactions/callback/";
     /// `POST` parks; `/{id}`, `/{id}/wait`, `/{id}/claim` below it.
     pub const PARKS: &str = "/api/parks";
+    /// `POST` AG-UI runs; `/{id}` and `/{id}/retry` below it.
+    pub const AGUI_RUNS: &str = "/api/agui/runs";
     pub const HEALTHZ: &str = "/healthz";
     pub const READYZ: &str = "/readyz";
     /// Header carrying the client's idempotency key on answer and decline.

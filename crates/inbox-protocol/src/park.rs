@@ -38,6 +38,9 @@ pub enum Continuation {
         /// `https://…`, or `http://` to a loopback address.
         url: String,
     },
+    /// The server's AG-UI driver resumes run `run_id` (set by the driver only; an asker's
+    /// `POST /api/parks` cannot choose it).
+    Agui { run_id: String },
 }
 
 impl Default for Continuation {
@@ -51,6 +54,7 @@ impl Continuation {
         match self {
             Continuation::Claim {} => "claim",
             Continuation::Webhook { .. } => "webhook",
+            Continuation::Agui { .. } => "agui",
         }
     }
 }
@@ -229,6 +233,7 @@ mod tests {
         );
         for bad in [
             json!({"kind": "agui"}),
+            json!({"kind": "agui", "run_id": "ar_1", "url": "https://x.test"}),
             json!({"kind": "webhook"}),
             json!({"url": "https://x.test"}),
             json!({"kind": "claim", "url": "https://x.test"}),

@@ -21,6 +21,9 @@ pub fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
     crate::ParkRequest::export_all_to(dir)?;
     crate::ParkResponse::export_all_to(dir)?;
     crate::ParkResolvedHook::export_all_to(dir)?;
+    crate::AguiRunRequest::export_all_to(dir)?;
+    crate::AguiRunResponse::export_all_to(dir)?;
+    crate::AguiQuestion::export_all_to(dir)?;
     Ok(())
 }
 

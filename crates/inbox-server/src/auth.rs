@@ -36,6 +36,14 @@ impl Principal {
     }
 
     /// Whether this principal parked `park` (an admin counts as every asker).
+    pub fn is_asker_of_run(&self, run: &inbox_protocol::AguiRun) -> bool {
+        match self.role {
+            Role::Admin => true,
+            Role::Asker => run.asker == self.name,
+            Role::Reviewer => false,
+        }
+    }
+
     pub fn is_asker_of_park(&self, park: &inbox_protocol::Park) -> bool {
         match self.role {
             Role::Admin => true,

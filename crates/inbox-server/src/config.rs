@@ -59,6 +59,8 @@ pub struct ServerConfig {
     pub webhook_secret: Option<String>,
     /// Attempts, backoff and lease of webhook deliveries.
     pub webhook: crate::webhook::dispatcher::Policy,
+    /// Retries, timeouts and default question deadline of the AG-UI driver.
+    pub agui: crate::agui::Policy,
     /// The doors that answer without a bearer token (default: media, callback, health). A door
     /// left out needs a token of any role; see `public_doors.rs`.
     pub public_doors: PublicDoors,
@@ -91,6 +93,7 @@ impl std::fmt::Debug for ServerConfig {
                 &self.webhook_secret.as_ref().map(|_| "<redacted>"),
             )
             .field("webhook", &self.webhook)
+            .field("agui", &self.agui)
             .field("public_doors", &self.public_doors)
             .finish()
     }
@@ -118,6 +121,7 @@ impl ServerConfig {
             park_retention: Some(DEFAULT_PARK_RETENTION),
             webhook_secret: None,
             webhook: crate::webhook::dispatcher::Policy::default(),
+            agui: crate::agui::Policy::default(),
             public_doors: PublicDoors::default(),
         }
     }

@@ -64,6 +64,11 @@ impl ApiError {
     pub fn body(&self) -> &ErrorBody {
         &self.body
     }
+
+    /// The human text (the AG-UI driver writes it into a failed run's `error`).
+    pub fn message(&self) -> &str {
+        &self.body.error.message
+    }
 }
 
 impl From<ValidationError> for ApiError {

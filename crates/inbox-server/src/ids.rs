@@ -34,6 +34,16 @@ pub fn park_id() -> String {
     format!("pk_{}", random_base32(16))
 }
 
+/// `ar_` + 128 random bits: an AG-UI run.
+pub fn agui_run_id() -> String {
+    format!("ar_{}", random_base32(16))
+}
+
+/// `th_` + 128 random bits: a fresh AG-UI thread.
+pub fn agui_thread_id() -> String {
+    format!("th_{}", random_base32(16))
+}
+
 /// 128 random bits naming one dispatcher's lease on one delivery.
 pub fn lease_token() -> String {
     format!("ls_{}", random_base32(16))

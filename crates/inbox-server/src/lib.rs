@@ -13,6 +13,7 @@
 //! # }
 //! ```
 
+pub mod agui;
 mod auth;
 mod body;
 mod config;
@@ -34,6 +35,7 @@ mod tokens_file;
 mod validation;
 pub mod webhook;
 
+pub use agui::Policy as AguiPolicy;
 pub use config::{DEFAULT_PARK_RETENTION, Role, ServerConfig, TokenSpec, TokenSpecError};
 pub use public_doors::{Door, PublicDoors, PublicDoorsError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};

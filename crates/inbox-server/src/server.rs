@@ -61,6 +61,7 @@ pub struct RunningServer {
     serving: JoinHandle<std::io::Result<()>>,
     sweeper: JoinHandle<()>,
     dispatcher: JoinHandle<()>,
+    agui: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -80,6 +81,7 @@ impl RunningServer {
             mut serving,
             sweeper,
             dispatcher,
+            agui,
             ..
         } = self;
         state.begin_shutdown();
@@ -93,6 +95,7 @@ impl RunningServer {
         }
         let _ = sweeper.await;
         let _ = dispatcher.await;
+        let _ = agui.await;
         tracing::info!("interactions server stopped");
     }
 
@@ -216,6 +219,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         config.webhook.clone(),
         state.stopping(),
     );
+    let agui = crate::agui::spawn(state.clone(), config.agui.clone(), state.stopping());
     let router = crate::app(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
     let limits = ConnectionLimits {
@@ -240,6 +244,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         serving,
         sweeper,
         dispatcher,
+        agui,
     })
 }
 

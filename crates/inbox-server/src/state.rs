@@ -27,6 +27,8 @@ struct Shared {
     /// Flips to `true` when the server stops, so open streams and long-polls end and the
     /// graceful shutdown does not wait on them forever.
     stopping: watch::Sender<bool>,
+    /// Rung when a run is queued on this worker, so the AG-UI driver need not wait its poll.
+    agui_wake: tokio::sync::Notify,
 }
 
 /// The tuning the doors read (the connection bounds live with the listener).
@@ -78,6 +80,7 @@ impl AppState {
                 settings,
                 validation: Arc::new(Validation::new()),
                 stopping,
+                agui_wake: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -126,6 +129,16 @@ impl AppState {
 
     pub fn keepalive(&self) -> Duration {
         self.inner.settings.keepalive
+    }
+
+    /// Tell the AG-UI driver a turn was queued.
+    pub(crate) fn wake_agui(&self) {
+        self.inner.agui_wake.notify_one();
+    }
+
+    /// Resolves when [`AppState::wake_agui`] is rung.
+    pub(crate) async fn agui_woken(&self) {
+        self.inner.agui_wake.notified().await;
     }
 
     /// Ask open streams and long-polls to finish.

@@ -239,6 +239,32 @@ const ROWS: &[Row] = &[
         query: "",
         body: no_body,
     },
+    // AG-UI runs: a run needs a reachable agent to exist, so the `{id}` doors are probed with
+    // an id nobody issued; auth (401/403) is checked in full, ownership by the run's own tests.
+    Row {
+        method: "POST",
+        template: paths::AGUI_RUNS,
+        access: Access::Asker,
+        target: Target::None,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "GET",
+        template: "/api/agui/runs/{id}",
+        access: Access::OwnerAsker,
+        target: Target::Junk,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "POST",
+        template: "/api/agui/runs/{id}/retry",
+        access: Access::OwnerAsker,
+        target: Target::Junk,
+        query: "",
+        body: no_body,
+    },
 ];
 
 // ---- the router's own door list -------------------------------------------------------------
@@ -253,6 +279,7 @@ fn routed_doors() -> BTreeSet<(String, String)> {
         ("paths::PARKS", paths::PARKS),
         ("paths::HEALTHZ", paths::HEALTHZ),
         ("paths::READYZ", paths::READYZ),
+        ("paths::AGUI_RUNS", paths::AGUI_RUNS),
     ];
     let mut doors = BTreeSet::new();
     let mut rest = source;

@@ -13,6 +13,7 @@ import { ExternalAnswer } from "./controls/ExternalAnswer";
 import { FormAnswer } from "./controls/FormAnswer";
 import { SelectAnswer } from "./controls/SelectAnswer";
 import { TextAnswer } from "./controls/TextAnswer";
+import { AguiContext } from "./AguiContext";
 import { DeclineControl } from "./DeclineControl";
 import { DeliveryNote } from "./DeliveryNote";
 import { MediaBubbles } from "./MediaBubbles";
@@ -169,6 +170,8 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
           onAllowRemote={onAllowRemote}
         />
       </ErrorBoundary>
+
+      <AguiContext metadata={i.metadata} />
 
       <Resolution card={card} now={now} />
       <DeliveryNote card={card} accountLabel={accountLabel} now={now} />

@@ -8,4 +8,4 @@ export type Continuation = { "kind": "claim", } | { "kind": "webhook",
 /**
  * `https://…`, or `http://` to a loopback address.
  */
-url: string, };
+url: string, } | { "kind": "agui", run_id: string, };

@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+pub mod agui;
 pub mod answer;
 pub mod ask;
 pub mod demo;

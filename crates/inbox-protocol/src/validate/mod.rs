@@ -5,6 +5,7 @@
 //! (choice lists), `park` (a park's questions and continuation), `timing` (sync timeout and async expiry), `media`, `form` (schema, prefill
 //! data, pages) and `answer` (answer values by format).
 
+mod agui;
 mod answer;
 mod ask;
 mod external;
@@ -51,6 +52,12 @@ pub fn validate_park(
     retention: Retention,
 ) -> Result<AcceptedPark, ValidationError> {
     park::validate(req, now, retention)
+}
+
+/// Check an AG-UI run request: the agent URL (http or https), the thread id, `input` decoded as
+/// the caller's part of a `RunAgentInput` (fields named `input.…`) and the extra headers.
+pub fn validate_agui_run(req: &crate::agui::AguiRunRequest) -> Result<(), ValidationError> {
+    agui::validate(req)
 }
 
 /// Check an answer value against the question's format, options and schema.

@@ -146,8 +146,17 @@ pub(super) fn validate(
 /// A webhook URL must be `https://`, or `http://` to a loopback address: the body carries the
 /// answers, and plain http off the machine would hand them to anyone on the path.
 pub(super) fn check_continuation(c: &Continuation) -> Result<(), ValidationError> {
-    let Continuation::Webhook { url } = c else {
-        return Ok(());
+    let url = match c {
+        Continuation::Claim {} => return Ok(()),
+        Continuation::Agui { .. } => {
+            return Err(ValidationError::new(
+                ErrorCode::InvalidField,
+                "continuation.kind",
+                "agui parks are opened by the server's AG-UI driver (POST /api/agui/runs), \
+                 not asked for directly",
+            ));
+        }
+        Continuation::Webhook { url } => url,
     };
     let field = "continuation.url";
     let invalid = |message: &str| ValidationError::new(ErrorCode::InvalidField, field, message);

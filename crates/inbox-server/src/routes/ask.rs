@@ -72,7 +72,7 @@ pub async fn ask(
 }
 
 /// A park as stored before anything resolves, with its questions in order.
-pub(super) fn new_park(
+pub(crate) fn new_park(
     id: String,
     asker: &str,
     now: DateTime<Utc>,
@@ -101,7 +101,7 @@ pub(super) fn new_park(
 
 /// An accepted ask, ready to store: the interaction, its inline media and its ticket.
 /// `field_prefix` names where the ask sits in the request (`asks[2].` in a park, `` alone).
-pub(super) fn prepare(
+pub(crate) fn prepare(
     state: &AppState,
     asker: &str,
     req: AskRequest,

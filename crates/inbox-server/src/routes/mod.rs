@@ -1,7 +1,8 @@
 //! The HTTP doors, one file each, and the router that puts them at the contract's paths.
 
+mod agui;
 mod answer;
-mod ask;
+pub(crate) mod ask;
 mod callback;
 mod decline;
 mod health;
@@ -78,6 +79,9 @@ pub fn router(state: AppState) -> Router {
             "/api/parks/{id}/redeliver",
             post(park::redeliver::redeliver),
         )
+        .route(paths::AGUI_RUNS, post(agui::create))
+        .route("/api/agui/runs/{id}", get(agui::read))
+        .route("/api/agui/runs/{id}/retry", post(agui::retry))
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(REQUEST_BODY_MAX_BYTES))
         // Before any door (and before a body is read): a foreign Host is refused.

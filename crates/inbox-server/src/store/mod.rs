@@ -6,6 +6,7 @@
 //! conformance suite (`tests/conformance.rs`). Cursors are opaque strings at this boundary:
 //! SQLite uses a decimal sequence number, Redis the stream id.
 
+pub mod agui;
 mod page;
 pub mod park;
 pub mod redis;
@@ -15,11 +16,12 @@ mod transition;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, Park, ResetReason, StatusFilter, StreamEvent, Verifier,
+    AguiRun, Interaction, InteractionPage, Park, ResetReason, StatusFilter, StreamEvent, Verifier,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
+pub use self::agui::{AguiTurn, NewAguiRun, TurnResult};
 pub use self::park::{ClaimOutcome, Delivery, DeliveryResult, NewPark};
 pub use self::redis::RedisStore;
 pub use sqlite::SqliteStore;
@@ -268,4 +270,42 @@ pub trait Store: Send + Sync + 'static {
     /// Queue a `failed` webhook park for delivery again (attempts start over); `false` when
     /// the park is not `failed`.
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError>;
+
+    // AG-UI runs (`agui.rs`). The step that resolves an `agui` park queues its run's turn.
+
+    /// Store a run and queue its first turn, due now.
+    async fn insert_agui_run(&self, new: NewAguiRun, now: DateTime<Utc>) -> Result<(), StoreError>;
+
+    async fn get_agui_run(&self, id: &str) -> Result<Option<AguiRun>, StoreError>;
+
+    /// Lease the next due turn for `lease` (its due time moves past the lease's end).
+    async fn lease_agui_turn(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> Result<Option<AguiTurn>, StoreError>;
+
+    /// Report a leased turn in one atomic step: the run written, its new park opened (all or
+    /// nothing; `PendingLimit` refuses it and changes nothing), the resumed park marked
+    /// `resumed`, the turn dequeued (or queued again for a retry). `false` (nothing changed)
+    /// when the lease was lost.
+    async fn finish_agui_turn(
+        &self,
+        turn: &AguiTurn,
+        result: TurnResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Write a leased turn's run as it streams (its transcript so far), while the lease is
+    /// held; `false` (nothing changed) when it is not. The turn stays leased.
+    async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError>;
+
+    /// A `failed` run back to `running`, its error cleared and its turn queued again (it
+    /// resumes its park if that resolved and was never resumed); `None` when it is not `failed`
+    /// (or unknown). Returns the run as it now stands.
+    async fn retry_agui_run(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<AguiRun>, StoreError>;
 }

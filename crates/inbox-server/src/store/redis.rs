@@ -10,6 +10,7 @@
 //! subscribers, so an SSE client or a waiting asker on one worker hears what another did.
 //! Redis is reached through a `ConnectionManager`, which reconnects after a Redis restart.
 
+mod agui;
 mod entry;
 mod follower;
 mod keys;
@@ -147,6 +148,8 @@ impl RedisStore {
             .key(self.keys.resolved())
             .key(self.keys.park(park_id))
             .key(self.keys.deliveries())
+            .key(self.keys.agui_turns())
+            .key(self.keys.agui_attempts())
             .arg(id)
             .arg(status.as_str())
             .arg(body)
@@ -613,6 +616,51 @@ impl Store for RedisStore {
             .invoke_async(&mut self.conn.clone())
             .await?;
         Ok(queued == 1)
+    }
+
+    async fn insert_agui_run(
+        &self,
+        new: super::NewAguiRun,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.agui_insert(new, now).await
+    }
+
+    async fn get_agui_run(&self, id: &str) -> Result<Option<inbox_protocol::AguiRun>, StoreError> {
+        self.agui_get(id).await
+    }
+
+    async fn lease_agui_turn(
+        &self,
+        now: DateTime<Utc>,
+        lease: Duration,
+    ) -> Result<Option<super::AguiTurn>, StoreError> {
+        self.agui_lease(now, lease).await
+    }
+
+    async fn finish_agui_turn(
+        &self,
+        turn: &super::AguiTurn,
+        result: super::TurnResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.agui_finish(turn, result, now).await
+    }
+
+    async fn progress_agui_turn(
+        &self,
+        turn: &super::AguiTurn,
+        run: &inbox_protocol::AguiRun,
+    ) -> Result<bool, StoreError> {
+        self.agui_progress(turn, run).await
+    }
+
+    async fn retry_agui_run(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<inbox_protocol::AguiRun>, StoreError> {
+        self.agui_retry(id, now).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -3,6 +3,7 @@
 //! publishes its events to the live bus while the connection is still held, so live events
 //! leave in exactly the order of their sequence numbers.
 
+mod agui;
 mod park;
 
 use std::path::Path;
@@ -11,16 +12,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
-    Interaction, InteractionPage, Park, RemovedEvent, RemovedReason, ResetReason, Status,
+    AguiRun, Interaction, InteractionPage, Park, RemovedEvent, RemovedReason, ResetReason, Status,
     StreamEvent,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
-    ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAsk, NewPark,
-    PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia,
-    TicketMatch, page, transition,
+    AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAguiRun,
+    NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent,
+    StoredMedia, TicketMatch, TurnResult, page, transition,
 };
 
 /// Live events buffered per subscriber before it counts as lagging (and re-reads the table).
@@ -104,6 +105,7 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(park::SCHEMA)?;
+        conn.execute_batch(agui::SCHEMA)?;
         migrate_plain_tickets(&mut conn)?;
         migrate_asker_and_resolved_at(&conn)?;
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
@@ -750,6 +752,83 @@ impl Store for SqliteStore {
             let queued = park::redeliver(&tx, &id, now)?;
             tx.commit()?;
             Ok(queued)
+        })
+        .await
+    }
+
+    async fn insert_agui_run(&self, new: NewAguiRun, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            agui::insert(&tx, &new, now)?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn get_agui_run(&self, id: &str) -> Result<Option<AguiRun>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| agui::load(conn, &id)).await
+    }
+
+    async fn lease_agui_turn(
+        &self,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+    ) -> Result<Option<AguiTurn>, StoreError> {
+        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let token = crate::ids::lease_token();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let leased = agui::lease(&tx, now, lease_ms, &token)?;
+            tx.commit()?;
+            Ok(leased)
+        })
+        .await
+    }
+
+    async fn finish_agui_turn(
+        &self,
+        turn: &AguiTurn,
+        result: TurnResult,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let turn = turn.clone();
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Any failing row (a refused park) rolls the whole report back.
+            let Some(events) = agui::finish(&tx, inner, &turn, &result, now)? else {
+                return Ok(false);
+            };
+            tx.commit()?;
+            inner.publish(events);
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError> {
+        let (turn, run) = (turn.clone(), run.clone());
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let written = agui::progress(&tx, &turn, &run)?;
+            tx.commit()?;
+            Ok(written)
+        })
+        .await
+    }
+
+    async fn retry_agui_run(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<AguiRun>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let run = agui::retry(&tx, &id, now)?;
+            tx.commit()?;
+            Ok(run)
         })
         .await
     }

@@ -48,13 +48,18 @@ impl Policy {
     /// The wait before retry number `attempt` (1-based): exponential, capped, with jitter
     /// (half fixed, half random) so failing receivers are not hit by every worker in step.
     pub fn backoff(&self, attempt: u32) -> Duration {
-        let exp = self
-            .retry_base
-            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
-            .min(self.retry_cap);
-        let half = exp / 2;
-        half + half.mul_f64(rand::rng().random::<f64>())
+        backoff(self.retry_base, self.retry_cap, attempt)
     }
+}
+
+/// Exponential from `base`, capped at `cap`, with jitter (half fixed, half random); shared with
+/// the AG-UI driver's retries.
+pub fn backoff(base: Duration, cap: Duration, attempt: u32) -> Duration {
+    let exp = base
+        .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
+        .min(cap);
+    let half = exp / 2;
+    half + half.mul_f64(rand::rng().random::<f64>())
 }
 
 pub fn spawn(

@@ -100,4 +100,31 @@ impl Keys {
     pub fn lease(&self, park_id: &str) -> String {
         format!("{}{park_id}", self.lease_prefix())
     }
+
+    /// Hash of one AG-UI run: `body` (the AguiRun as its last turn reported it, JSON), `live`
+    /// (the run as the current turn streams), `input` (JSON) and `headers` (JSON, secrets:
+    /// never returned by a read).
+    pub fn agui_run(&self, id: &str) -> String {
+        format!("{}:agui:run:{id}", self.prefix)
+    }
+
+    /// Sorted set of AG-UI runs with a turn due, scored by when (unix ms); leased like
+    /// `deliveries`.
+    pub fn agui_turns(&self) -> String {
+        format!("{}:agui:turns", self.prefix)
+    }
+
+    /// Hash of failed attempts at each run's current turn, by run id.
+    pub fn agui_attempts(&self) -> String {
+        format!("{}:agui:attempts", self.prefix)
+    }
+
+    /// The prefix of each turn's lease key (`…:agui:lease:<run id>`).
+    pub fn agui_lease_prefix(&self) -> String {
+        format!("{}:agui:lease:", self.prefix)
+    }
+
+    pub fn agui_lease(&self, run_id: &str) -> String {
+        format!("{}{run_id}", self.agui_lease_prefix())
+    }
 }

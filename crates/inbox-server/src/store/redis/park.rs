@@ -15,6 +15,23 @@ use crate::store::{IdempotencyClaim, StoreError};
 
 impl RedisStore {
     pub(super) async fn park_insert(&self, new: NewPark) -> Result<Park, StoreError> {
+        let (call, pending_limit) = self.park_insert_call(&self.scripts.park_insert, &new)?;
+        let reply: String = call.invoke_async(&mut self.conn.clone()).await?;
+        if reply == "at_limit" {
+            return Err(StoreError::PendingLimit {
+                limit: pending_limit,
+            });
+        }
+        Ok(new.park)
+    }
+
+    /// The keys and args PARK_INSERT takes for `new` (on `script`, which may add its own at the
+    /// tail), and the pending limit it checks.
+    pub(super) fn park_insert_call<'a>(
+        &self,
+        script: &'a redis::Script,
+        new: &NewPark,
+    ) -> Result<(redis::ScriptInvocation<'a>, usize), StoreError> {
         // One limit for the park: its questions share an asker (and a `NewAsk` each).
         let pending_limit = new
             .asks
@@ -22,7 +39,7 @@ impl RedisStore {
             .map(|a| a.pending_limit)
             .min()
             .unwrap_or(usize::MAX);
-        let mut call = self.scripts.park_insert.prepare_invoke();
+        let mut call = script.prepare_invoke();
         call.key(self.keys.park(&new.park.id))
             .key(self.keys.rank())
             .key(self.keys.index(inbox_protocol::StatusFilter::All))
@@ -51,13 +68,7 @@ impl RedisStore {
                     .arg(blob.bytes.as_slice());
             }
         }
-        let reply: String = call.invoke_async(&mut self.conn.clone()).await?;
-        if reply == "at_limit" {
-            return Err(StoreError::PendingLimit {
-                limit: pending_limit,
-            });
-        }
-        Ok(new.park)
+        Ok((call, pending_limit))
     }
 
     pub(super) async fn park_get(&self, id: &str) -> Result<Option<Park>, StoreError> {

@@ -45,7 +45,7 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
 /// KEYS: interaction, index "pending", index of the new status, due set, events, idempotency,
 /// the asker's pending counter, the resolved set, the question's park (any key when it has
-/// none), the deliveries queue.
+/// none), the deliveries queue, the AG-UI turn queue, the AG-UI attempts hash.
 /// ARGV: id, new status, new body (or "" when the caller had nothing to build it from),
 /// event name, event data, maxlen, idempotency key (or ""), fingerprint, now in unix ms (or ""
 /// for the expiry sweep, which is what settles a question past its deadline), the moment it is
@@ -81,7 +81,7 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
 end
 -- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
-local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12])
+local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12], KEYS[11], KEYS[12])
 return {'resolved', event_id, park_moved}
 "#;
 
@@ -91,7 +91,7 @@ return {'resolved', event_id, park_moved}
 /// exactly one script run sees the count reach the total.
 /// Returns "park_resolved" from the run that moved the park, "" from every other.
 const PARK_RECORD: &str = r#"
-local function park_record(park, id, resolution, now, deliveries, park_id)
+local function park_record(park, id, resolution, now, deliveries, park_id, agui_turns, agui_attempts)
   if resolution == '' or redis.call('EXISTS', park) == 0 then return '' end
   if redis.call('HSETNX', park, 'r:' .. id, resolution) == 0 then return '' end
   local count = redis.call('HINCRBY', park, 'resolved', 1)
@@ -100,6 +100,14 @@ local function park_record(park, id, resolution, now, deliveries, park_id)
     redis.call('HSET', park, 'status', 'resolved', 'resolved_at', now)
     -- A webhook park's resume is queued by the same script: durable, and queued once.
     if state[3] == 'webhook' then redis.call('ZADD', deliveries, now, park_id) end
+    -- An AG-UI park's resume turn, the same way (its run id was kept by PARK_INSERT).
+    if state[3] == 'agui' then
+      local run = redis.call('HGET', park, 'run')
+      if run then
+        redis.call('ZADD', agui_turns, now, run)
+        redis.call('HDEL', agui_attempts, run)
+      end
+    end
     return 'park_resolved'
   end
   return ''
@@ -133,8 +141,9 @@ for q = 1, n do
   a = a + 6 + 2 * media
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR park id already stored') end
-local kind = cjson.decode(ARGV[1])['continuation']['kind']
-redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 'resolved', 0, 'kind', kind, 'attempts', 0)
+local continuation = cjson.decode(ARGV[1])['continuation']
+redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 'resolved', 0, 'kind', continuation['kind'], 'attempts', 0)
+if continuation['kind'] == 'agui' then redis.call('HSET', KEYS[1], 'run', continuation['run_id']) end
 redis.call('INCRBY', KEYS[7], n)
 for q = 1, n do
   local k, a, media = plan[q][1], plan[q][2], plan[q][3]
@@ -229,6 +238,78 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 1
 "#;
 
+/// Stores an AG-UI run and queues its first turn.
+/// KEYS: the run, the turn queue. ARGV: run id, body, input, headers, now in unix ms.
+const AGUI_INSERT: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR run id already stored') end
+redis.call('HSET', KEYS[1], 'body', ARGV[2], 'input', ARGV[3], 'headers', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+return 'ok'
+"#;
+
+/// Reports a leased turn (the caller checked the lease in this same script).
+/// Keys and args are passed as values so the interrupt script can hand over its tail.
+const AGUI_FINISH_FN: &str = r#"
+local function agui_finish(turns, lease, run, attempts, resumed_park, outcome, body, at, id, resumed, now)
+  if resumed == '1' and redis.call('HGET', resumed_park, 'status') == 'resolved' then
+    redis.call('HSET', resumed_park, 'status', 'resumed', 'resumed_at', now)
+  end
+  if outcome == 'retry' then
+    redis.call('ZADD', turns, at, id)
+    redis.call('HINCRBY', attempts, id, 1)
+  else
+    redis.call('ZREM', turns, id)
+    redis.call('HDEL', attempts, id)
+  end
+  redis.call('HSET', run, 'body', body)
+  redis.call('HDEL', run, 'live')
+  redis.call('DEL', lease)
+  return 'ok'
+end
+"#;
+
+/// A turn that ended without opening a park.
+/// KEYS: turn queue, the lease key, the run, attempts hash, the park it resumed (any key).
+/// ARGV: token, "done" | "retry", run body, retry at (unix ms), run id, "1" when the park is
+/// resumed, now (unix ms). Returns "ok" | "stale" (the lease was lost; nothing changed).
+const AGUI_FINISH: &str = r#"
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'stale' end
+return agui_finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+"#;
+
+/// A turn that paused: PARK_INSERT's keys and args first (as that script takes them), then
+/// AGUI_FINISH's five keys and seven args at the tail. The lease is checked before anything is
+/// written, the park is stored whole or refused, and the run is written in the same script.
+const AGUI_INTERRUPT: &str = r#"
+local nk, na = #KEYS, #ARGV
+if redis.call('GET', KEYS[nk - 3]) ~= ARGV[na - 6] then return 'stale' end
+local inserted = park_insert()
+if inserted ~= 'ok' then return inserted end
+return agui_finish(KEYS[nk - 4], KEYS[nk - 3], KEYS[nk - 2], KEYS[nk - 1], KEYS[nk],
+  ARGV[na - 5], ARGV[na - 4], ARGV[na - 3], ARGV[na - 2], ARGV[na - 1], ARGV[na])
+"#;
+
+/// A leased turn's run as it streams, kept in `live` (what reads show; a turn builds on `body`,
+/// so a turn whose worker died adds nothing twice). KEYS: the lease key, the run. ARGV: token, run body.
+/// Returns 1 when written, 0 when the lease is not held.
+const AGUI_PROGRESS: &str = r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'live', ARGV[2])
+return 1
+"#;
+
+/// A failed run back to running (compare-and-set on its body) and its turn queued.
+/// KEYS: the run, turn queue, attempts hash. ARGV: body read, new body, run id, now.
+/// Returns 1 when it moved, 0 when the body changed meanwhile.
+const AGUI_RETRY: &str = r#"
+if redis.call('HGET', KEYS[1], 'body') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'body', ARGV[2])
+redis.call('HDEL', KEYS[1], 'live')
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+redis.call('HDEL', KEYS[3], ARGV[3])
+return 1
+"#;
+
 /// One page and the stream's tail id, read at the same moment.
 /// KEYS: the index to page through, events. ARGV: the exclusive upper rank ("+inf" for the
 /// first page, "(<rank>" after), how many to fetch, the interaction key prefix.
@@ -258,6 +339,11 @@ pub struct Scripts {
     pub delivery_lease: Script,
     pub delivery_finish: Script,
     pub delivery_redeliver: Script,
+    pub agui_insert: Script,
+    pub agui_finish: Script,
+    pub agui_interrupt: Script,
+    pub agui_retry: Script,
+    pub agui_progress: Script,
 }
 
 impl Scripts {
@@ -272,6 +358,15 @@ impl Scripts {
             delivery_lease: Script::new(DELIVERY_LEASE),
             delivery_finish: Script::new(DELIVERY_FINISH),
             delivery_redeliver: Script::new(DELIVERY_REDELIVER),
+            agui_insert: Script::new(AGUI_INSERT),
+            agui_finish: Script::new(&format!("{AGUI_FINISH_FN}{AGUI_FINISH}")),
+            // PARK_INSERT as a function: its refusals come before its writes, so returning one
+            // from here leaves nothing behind.
+            agui_interrupt: Script::new(&format!(
+                "{APPEND}local function park_insert()\n{PARK_INSERT}\nend\n{AGUI_FINISH_FN}{AGUI_INTERRUPT}"
+            )),
+            agui_retry: Script::new(AGUI_RETRY),
+            agui_progress: Script::new(AGUI_PROGRESS),
         }
     }
 }

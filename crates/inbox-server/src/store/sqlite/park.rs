@@ -108,6 +108,8 @@ pub(super) fn record(
          SELECT id, ?2 FROM parks WHERE id = ?1 AND continuation = 'webhook'",
         params![park_id, now.timestamp_millis()],
     )?;
+    // An AG-UI park's resume turn, the same way.
+    super::agui::queue_for_park(tx, park_id, now)?;
     Ok(Some(park_id.clone()))
 }
 

@@ -1,0 +1,210 @@
+//! `inbox agui run` end to end: a real `inbox serve` process, a real AG-UI agent (the `ag-ui`
+//! crate on axum, loopback), the question answered with `inbox answer`, and the exit code.
+
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ag_ui::axum::RouterExt;
+use ag_ui::server::{Agent, Result, RunContext};
+use ag_ui::{Interrupt, RunOutcome};
+
+const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+
+/// Asks one yes/no question; says "Booked." once it has an answer.
+struct Booker;
+
+impl Agent for Booker {
+    type State = ();
+
+    async fn run(&self, ctx: &mut RunContext<()>) -> Result<RunOutcome> {
+        if ctx.resume_for("book").is_some() {
+            ctx.say("Booked.")?;
+            return Ok(RunOutcome::Success);
+        }
+        ctx.say("Shall I book the 9:40 train?")?;
+        let mut ask = Interrupt::new("book", "tool_approval");
+        ask.message = Some("Book the 9:40 train?".into());
+        Ok(RunOutcome::interrupt(vec![ask]))
+    }
+}
+
+/// Fails every run with RUN_ERROR.
+struct Broken;
+
+impl Agent for Broken {
+    type State = ();
+
+    async fn run(&self, _ctx: &mut RunContext<()>) -> Result<RunOutcome> {
+        Err(ag_ui::server::Error::agent("the booking service is down"))
+    }
+}
+
+fn serve_agents() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async move {
+            let app = axum::Router::new()
+                .route_agui("/booker", Booker)
+                .route_agui("/broken", Broken);
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    addr
+}
+
+struct Server {
+    child: std::process::Child,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(INBOX)
+        .args([
+            "serve",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .env_remove("INBOX_TOKENS")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn inbox serve");
+    let server = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        dir,
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server.dir.path().join("tokens.json").exists()
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    {
+        assert!(Instant::now() < deadline, "inbox serve did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
+
+fn inbox(server: &Server, args: &[&str]) -> Command {
+    let mut cmd = Command::new(INBOX);
+    cmd.args(args)
+        .env("INBOX_URL", &server.url)
+        .env("INBOX_DATA_DIR", server.dir.path())
+        .env_remove("INBOX_TOKEN");
+    cmd
+}
+
+#[test]
+fn agui_run_prints_the_transcript_and_exits_by_outcome() {
+    let server = start_server();
+    let agents = serve_agents();
+    let mut child = inbox(
+        &server,
+        &[
+            "agui",
+            "run",
+            &format!("http://{agents}/booker"),
+            "--message",
+            "get me to Lyon",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+
+    // The run's question shows up in the inbox; answer it like any other.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let id = loop {
+        let out = inbox(&server, &["list", "--json"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if let Some(line) = text.lines().find(|l| l.contains("Book the 9:40 train?")) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            break v["id"].as_str().unwrap().to_owned();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("the run's question never appeared; inbox agui run said: {err}\nlist: {text}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let answered = inbox(&server, &["answer", &id, "yes"]).output().unwrap();
+    assert!(answered.status.success(), "{answered:?}");
+
+    let status = child.wait().unwrap();
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("assistant: Shall I book the 9:40 train?"),
+        "{out}"
+    );
+    assert!(out.contains("assistant: Booked."), "{out}");
+    assert!(err.contains("succeeded"), "{err}");
+
+    // RUN_ERROR: exit 14 with the agent's message.
+    let failed = inbox(
+        &server,
+        &[
+            "agui",
+            "run",
+            &format!("http://{agents}/broken"),
+            "--message",
+            "hi",
+        ],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(14), "{err}");
+    assert!(err.contains("the booking service is down"), "{err}");
+
+    // A URL that is not http(s): refused by the server, exit 1 naming the field.
+    let refused = inbox(
+        &server,
+        &["agui", "run", "ftp://x.test/", "--message", "hi"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("agent_url"));
+}

@@ -1,0 +1,241 @@
+//! AG-UI runs in the embedded store: the run, its input and its secret headers in `agui_runs`,
+//! and the durable turn queue `agui_turns`, leased like `park_deliveries`. `queue_for_park` is
+//! called by `park::record` in the transaction that resolves an `agui` park.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::Inner;
+use crate::store::agui::{AguiTurn, NewAguiRun, TurnResult};
+use crate::store::{StoreError, StoredEvent};
+
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS agui_runs (
+    id      TEXT PRIMARY KEY,
+    body    TEXT NOT NULL,  -- the AguiRun as JSON (what the read door shows)
+    input   TEXT NOT NULL,  -- the caller's part of RunAgentInput, as JSON
+    headers TEXT NOT NULL,  -- extra request headers, as JSON: secrets, never shown
+    live    TEXT            -- the run as the current turn streams (shown; never the base of a turn)
+);
+-- The durable turn queue: one row per run that is due (or leased). A lease moves `due_at`
+-- past its end, so a driver that dies lets the row come due again.
+CREATE TABLE IF NOT EXISTS agui_turns (
+    run_id      TEXT PRIMARY KEY,
+    due_at      INTEGER NOT NULL,             -- unix ms
+    lease_token TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0    -- failed attempts at this turn
+);
+CREATE INDEX IF NOT EXISTS agui_turns_due ON agui_turns(due_at);
+";
+
+pub(super) fn insert(
+    tx: &Transaction<'_>,
+    new: &NewAguiRun,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO agui_runs (id, body, input, headers) VALUES (?1, ?2, ?3, ?4)",
+        params![
+            new.run.id,
+            serde_json::to_string(&new.run)?,
+            serde_json::to_string(&new.input)?,
+            serde_json::to_string(&new.headers)?
+        ],
+    )?;
+    tx.execute(
+        "INSERT INTO agui_turns (run_id, due_at) VALUES (?1, ?2)",
+        params![new.run.id, now.timestamp_millis()],
+    )?;
+    Ok(())
+}
+
+/// The run as readers see it: the streaming copy while a turn writes one, else the last report.
+pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
+    let body: Option<String> = conn
+        .query_row(
+            "SELECT COALESCE(live, body) FROM agui_runs WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
+        .transpose()
+}
+
+/// The run as its last turn reported it: what the next turn builds on.
+fn load_reported(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
+    let body: Option<String> = conn
+        .query_row("SELECT body FROM agui_runs WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
+        .transpose()
+}
+
+/// Queue the turn that resumes the run of park `park_id` (an `agui` park that just resolved).
+pub(super) fn queue_for_park(
+    tx: &Transaction<'_>,
+    park_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT OR REPLACE INTO agui_turns (run_id, due_at, attempts)
+         SELECT json_extract(body, '$.continuation.run_id'), ?2, 0 FROM parks
+         WHERE id = ?1 AND continuation = 'agui'",
+        params![park_id, now.timestamp_millis()],
+    )?;
+    Ok(())
+}
+
+pub(super) fn lease(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    lease_ms: i64,
+    token: &str,
+) -> Result<Option<AguiTurn>, StoreError> {
+    let due: Option<(String, i64)> = tx
+        .query_row(
+            "SELECT run_id, attempts FROM agui_turns WHERE due_at <= ?1 ORDER BY due_at LIMIT 1",
+            [now.timestamp_millis()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let Some((run_id, attempts)) = due else {
+        return Ok(None);
+    };
+    let row: Option<(String, String, String)> = tx
+        .query_row(
+            "SELECT body, input, headers FROM agui_runs WHERE id = ?1",
+            [&run_id],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    let Some((body, input, headers)) = row else {
+        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        return Ok(None);
+    };
+    let run: AguiRun = serde_json::from_str(&body)?;
+    if run.status.is_final() {
+        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        return Ok(None);
+    }
+    let resume = match &run.park_id {
+        Some(park_id) => super::park::load(tx, park_id)?
+            .filter(|p| matches!(p.status, ParkStatus::Resolved) && p.resumed_at.is_none()),
+        None => None,
+    };
+    if run.status == AguiRunStatus::Interrupted && resume.is_none() {
+        // Queued while its park is still open: nothing to send yet.
+        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        return Ok(None);
+    }
+    tx.execute(
+        "UPDATE agui_turns SET due_at = ?2, lease_token = ?3 WHERE run_id = ?1",
+        params![
+            run_id,
+            now.timestamp_millis().saturating_add(lease_ms),
+            token
+        ],
+    )?;
+    Ok(Some(AguiTurn {
+        run,
+        input: serde_json::from_str(&input)?,
+        headers: serde_json::from_str::<BTreeMap<String, String>>(&headers)?,
+        resume,
+        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+        lease: token.to_owned(),
+    }))
+}
+
+/// Apply a turn's result if `turn.lease` is still the lease on its row; returns the `add`
+/// events of a park it opened.
+pub(super) fn finish(
+    tx: &Transaction<'_>,
+    inner: &Inner,
+    turn: &AguiTurn,
+    result: &TurnResult,
+    now: DateTime<Utc>,
+) -> Result<Option<Vec<StoredEvent>>, StoreError> {
+    let id = &turn.run.id;
+    let held: Option<Option<String>> = tx
+        .query_row(
+            "SELECT lease_token FROM agui_turns WHERE run_id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if held.flatten().as_deref() != Some(turn.lease.as_str()) {
+        return Ok(None);
+    }
+    let now_ms = now.timestamp_millis();
+    if let Some(park_id) = result.resumed_park(turn) {
+        tx.execute(
+            "UPDATE parks SET status = 'resumed', resumed_at = ?2 WHERE id = ?1 AND status = 'resolved'",
+            params![park_id, now_ms],
+        )?;
+    }
+    let mut events = Vec::new();
+    match result {
+        TurnResult::Interrupted { park, .. } => {
+            events = super::park::insert(tx, inner, park)?;
+            tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [id])?;
+        }
+        TurnResult::Finished { .. } => {
+            tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [id])?;
+        }
+        TurnResult::Retry { at, .. } => {
+            tx.execute(
+                "UPDATE agui_turns SET due_at = ?2, lease_token = NULL, attempts = attempts + 1
+                 WHERE run_id = ?1",
+                params![id, at.timestamp_millis()],
+            )?;
+        }
+    }
+    tx.execute(
+        "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
+        params![id, serde_json::to_string(result.run())?],
+    )?;
+    Ok(Some(events))
+}
+
+pub(super) fn progress(
+    tx: &Transaction<'_>,
+    turn: &AguiTurn,
+    run: &AguiRun,
+) -> Result<bool, StoreError> {
+    let written = tx.execute(
+        "UPDATE agui_runs SET live = ?3 WHERE id = ?1
+         AND EXISTS (SELECT 1 FROM agui_turns WHERE run_id = ?1 AND lease_token = ?2)",
+        params![turn.run.id, turn.lease, serde_json::to_string(run)?],
+    )?;
+    Ok(written == 1)
+}
+
+pub(super) fn retry(
+    tx: &Transaction<'_>,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<AguiRun>, StoreError> {
+    let Some(mut run) = load_reported(tx, id)? else {
+        return Ok(None);
+    };
+    if run.status != AguiRunStatus::Failed {
+        return Ok(None);
+    }
+    run.status = AguiRunStatus::Running;
+    run.error = None;
+    run.updated_at = now;
+    tx.execute(
+        "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
+        params![id, serde_json::to_string(&run)?],
+    )?;
+    tx.execute(
+        "INSERT OR REPLACE INTO agui_turns (run_id, due_at, attempts) VALUES (?1, ?2, 0)",
+        params![id, now.timestamp_millis()],
+    )?;
+    Ok(Some(run))
+}
