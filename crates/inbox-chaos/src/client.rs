@@ -35,6 +35,7 @@ async fn within<T>(
     match tokio::time::timeout(CALL_TIMEOUT, call).await {
         Ok(joined) => Ok(joined??),
         Err(_) => {
+            eprintln!("chaos: reviewer {index}: {what} did not return in {CALL_TIMEOUT:?}");
             HUNG.lock().unwrap().push(format!(
                 "reviewer {index}: {what} did not return in {CALL_TIMEOUT:?}"
             ));
