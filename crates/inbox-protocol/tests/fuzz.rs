@@ -271,6 +271,7 @@ fn interaction_from(req: AskRequest, expires_at: Option<DateTime<Utc>>) -> Inter
         answer: None,
         metadata: req.metadata.unwrap_or_default(),
         park_id: None,
+        park: None,
     }
 }
 
