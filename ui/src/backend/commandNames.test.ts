@@ -33,6 +33,16 @@ const calls: Record<Command, (b: Backend) => Promise<unknown>> = {
   setDoNotDisturb: (b) => b.setDoNotDisturb(true),
   addAccount: (b) => b.addAccount({ url: "http://127.0.0.1:8790", label: "Test", token: "t0k" } as never),
   removeAccount: (b) => b.removeAccount(card.account),
+  openNotification: (b) => b.openNotification(ref),
+  dismissNotification: (b) => b.dismissNotification(ref),
+  submitNotification: (b) => b.submitNotification({ ...ref, value: {}, idempotencyKey: "k3" } as never),
+  settings: (b) => b.settings(),
+  savePreferences: (b) => b.savePreferences({} as never),
+  revokeRemoteSender: (b) => b.revokeRemoteSender({ account: card.account, asker: card.interaction.asker } as never),
+  setAutostart: (b) => b.setAutostart(false),
+  renameAccount: (b) => b.renameAccount({ account: card.account, label: "Renamed" }),
+  testAccount: (b) => b.testAccount(card.account),
+  openLogsFolder: (b) => b.openLogsFolder(),
 };
 
 async function callEach(backend: Backend): Promise<Map<Command, unknown>> {

@@ -29,7 +29,7 @@ const lone = (id: string, s: number) => card("acme", interaction({ id, prompt: i
 function state(cards: Card[]): InboxState {
   return inboxReducer(emptyInbox, {
     type: "snapshot",
-    snapshot: { accounts: demoAccounts, cards, connections: {}, counts: {}, do_not_disturb: false, local_hint: null },
+    snapshot: { accounts: demoAccounts, cards, notifications: {}, connections: {}, counts: {}, do_not_disturb: false, local_hint: null },
   });
 }
 
