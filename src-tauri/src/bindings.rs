@@ -12,8 +12,7 @@ use crate::command_error::CommandError;
 use crate::settings::{NotificationPrefs, Preferences, QuietHours, Theme};
 use crate::views::{
     AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
-    SubmitArgs,
-    RemoteQuestion, RemoteSender, SettingsView,
+    RemoteQuestion, RemoteSender, SettingsView, SubmitArgs,
 };
 
 fn export_one<T: TS + 'static>(
