@@ -85,7 +85,9 @@ describe("notifications view", { timeout: 30_000 }, () => {
       refuseSubmit: () => new BackendError("invalid_answer", "must be at most 3", "rating"),
     });
     await submitForm(user);
-    await waitFor(() => expect(notificationsPane().getByText(/must be at most 3/)).toBeInTheDocument());
+    // Under its field, and in the form's error summary as a link to it.
+    await waitFor(() => expect(notificationsPane().getByText(/must be at most 3/, { selector: ".text-danger" })).toBeInTheDocument());
+    expect(notificationsPane().getByRole("link", { name: /rating: must be at most 3/ })).toBeInTheDocument();
     expect(backend.submissions).toHaveLength(0);
     expect(notificationsPane().queryByRole("status")).toBeNull();
   });
