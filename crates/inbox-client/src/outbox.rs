@@ -149,7 +149,9 @@ impl Outbox {
                 }
                 _ => {
                     tracing::error!(file = %path.display(), "unreadable outbox entry set aside");
-                    let _ = fs::rename(&path, path.with_extension("corrupt"));
+                    // Named from the key, not `with_extension`: a stem of dots (`..json`) has no
+                    // extension to replace, and the entry would stay where the next start trips on it.
+                    let _ = fs::rename(&path, dir.join(format!("{key}.corrupt")));
                 }
             }
         }
