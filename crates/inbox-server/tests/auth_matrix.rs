@@ -33,6 +33,9 @@ enum Access {
     OwnerAsker,
     /// Any reviewer, or the asker that owns it; another asker gets `404`.
     ReviewerOrOwner,
+    /// Any valid token, any role; what it sees is scoped by role (the stream: an asker hears
+    /// only its own notifications' `submitted`).
+    AnyRole,
     /// Public when configuration lists the door; otherwise any valid token, any role.
     Gated(Door),
 }
@@ -45,6 +48,8 @@ enum Target {
     Interaction,
     /// A fresh park of one asked by `ASKER`.
     Park,
+    /// A fresh notification with a one-field form, sent by `ASKER`.
+    Notification,
     /// An id nobody issued (media, callback tickets): the door's own `404` is fine, what
     /// matters is whether auth let the request reach it.
     Junk,
@@ -81,6 +86,17 @@ fn decline_body() -> Option<Value> {
     Some(json!({"reason": "matrix decline"}))
 }
 
+fn notification_body() -> Option<Value> {
+    Some(json!({
+        "prompt": "matrix notice",
+        "schema": {"type": "object", "properties": {"note": {"type": "string"}}},
+    }))
+}
+
+fn submit_body() -> Option<Value> {
+    Some(json!({"value": {"note": ANSWER_PAYLOAD}}))
+}
+
 fn park_body() -> Option<Value> {
     Some(json!({"asks": [async_ask()]}))
 }
@@ -114,7 +130,7 @@ const ROWS: &[Row] = &[
     Row {
         method: "GET",
         template: paths::STREAM,
-        access: Access::Reviewer,
+        access: Access::AnyRole,
         target: Target::None,
         query: "",
         body: no_body,
@@ -239,6 +255,62 @@ const ROWS: &[Row] = &[
         query: "",
         body: no_body,
     },
+    Row {
+        method: "GET",
+        template: paths::NOTIFICATIONS,
+        access: Access::Reviewer,
+        target: Target::None,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "POST",
+        template: paths::NOTIFICATIONS,
+        access: Access::Asker,
+        target: Target::None,
+        query: "",
+        body: notification_body,
+    },
+    Row {
+        method: "GET",
+        template: "/api/notifications/{id}",
+        access: Access::ReviewerOrOwner,
+        target: Target::Notification,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "POST",
+        template: "/api/notifications/{id}/read",
+        access: Access::Reviewer,
+        target: Target::Notification,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "POST",
+        template: "/api/notifications/{id}/dismiss",
+        access: Access::Reviewer,
+        target: Target::Notification,
+        query: "",
+        body: no_body,
+    },
+    Row {
+        method: "POST",
+        template: "/api/notifications/{id}/submit",
+        access: Access::Reviewer,
+        target: Target::Notification,
+        query: "",
+        body: submit_body,
+    },
+    Row {
+        method: "GET",
+        template: "/api/notifications/{id}/submissions",
+        access: Access::ReviewerOrOwner,
+        target: Target::Notification,
+        query: "",
+        body: no_body,
+    },
     // AG-UI runs: a run needs a reachable agent to exist, so the `{id}` doors are probed with
     // an id nobody issued; auth (401/403) is checked in full, ownership by the run's own tests.
     Row {
@@ -280,6 +352,7 @@ fn routed_doors() -> BTreeSet<(String, String)> {
         ("paths::HEALTHZ", paths::HEALTHZ),
         ("paths::READYZ", paths::READYZ),
         ("paths::AGUI_RUNS", paths::AGUI_RUNS),
+        ("paths::NOTIFICATIONS", paths::NOTIFICATIONS),
     ];
     let mut doors = BTreeSet::new();
     let mut rest = source;
@@ -421,12 +494,14 @@ struct Fixtures {
     /// `ASKER`'s question per row that needs one.
     interaction: String,
     park: String,
+    notification: String,
 }
 
 async fn fresh(server: &TestServer, target: Target) -> Fixtures {
     let mut f = Fixtures {
         interaction: String::new(),
         park: String::new(),
+        notification: String::new(),
     };
     match target {
         Target::Interaction => {
@@ -448,6 +523,17 @@ async fn fresh(server: &TestServer, target: Target) -> Fixtures {
             let body: Value = resp.json().await.unwrap();
             f.park = body["park"]["id"].as_str().unwrap().to_owned();
         }
+        Target::Notification => {
+            let resp = server
+                .request(Method::POST, paths::NOTIFICATIONS, Some(ASKER))
+                .json(&notification_body().unwrap())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), StatusCode::CREATED);
+            let body: Value = resp.json().await.unwrap();
+            f.notification = body["id"].as_str().unwrap().to_owned();
+        }
         Target::None | Target::Junk => {}
     }
     f
@@ -458,6 +544,7 @@ fn concrete(row: &Row, f: &Fixtures, with_query: bool) -> String {
     path = match row.target {
         Target::Interaction => path.replace("{id}", &f.interaction),
         Target::Park => path.replace("{id}", &f.park),
+        Target::Notification => path.replace("{id}", &f.notification),
         _ => path.replace("{id}", "ia_unknown_matrix_0000"),
     };
     if with_query && !row.query.is_empty() {
@@ -534,6 +621,7 @@ async fn target_state(server: &TestServer, row: &Row, f: &Fixtures) -> Value {
     let path = match row.target {
         Target::Interaction => format!("/api/interactions/{}", f.interaction),
         Target::Park => format!("/api/parks/{}", f.park),
+        Target::Notification => format!("/api/notifications/{}", f.notification),
         _ => return Value::Null,
     };
     let (status, body) = server.get_json(&path, Some(ADMIN)).await;
@@ -579,7 +667,7 @@ async fn run_row(server: &TestServer, row: &Row, public: &PublicDoors) -> Vec<St
     let wrong_role = match row.access {
         Access::Reviewer => Some(ASKER),
         Access::Asker | Access::OwnerAsker => Some(REVIEWER),
-        Access::ReviewerOrOwner | Access::Gated(_) => None,
+        Access::ReviewerOrOwner | Access::AnyRole | Access::Gated(_) => None,
     };
     if let Some(token) = wrong_role {
         let (status, body) = call(server, row, &path, Some(&bearer(token)), (row.body)()).await;
@@ -621,7 +709,7 @@ async fn run_row(server: &TestServer, row: &Row, public: &PublicDoors) -> Vec<St
         Access::Asker => vec![ADMIN, ASKER],
         Access::OwnerAsker => vec![ADMIN, ASKER],
         Access::ReviewerOrOwner => vec![ADMIN, REVIEWER, ASKER],
-        Access::Gated(_) => vec![ADMIN, REVIEWER, ASKER, OTHER_ASKER],
+        Access::AnyRole | Access::Gated(_) => vec![ADMIN, REVIEWER, ASKER, OTHER_ASKER],
     };
     for token in allowed {
         let (status, body) = call(
