@@ -5,7 +5,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 fn json(path: &str) -> serde_json::Value {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let full = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+    )
+    .join(path);
     serde_json::from_str(&std::fs::read_to_string(&full).expect("read config")).expect("valid JSON")
 }
 
