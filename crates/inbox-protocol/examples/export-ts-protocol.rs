@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 fn main() {
-    let dir = std::path::PathBuf::from(
+    let dir = PathBuf::from(
         std::env::var_os("CARGO_MANIFEST_DIR")
             .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
     )

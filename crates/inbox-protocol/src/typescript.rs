@@ -50,7 +50,7 @@ mod tests {
 
     #[test]
     fn committed_typescript_bindings_are_fresh() {
-        let committed = std::path::PathBuf::from(
+        let committed = PathBuf::from(
             std::env::var_os("CARGO_MANIFEST_DIR")
                 .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
         )

@@ -11,7 +11,7 @@ use inbox_protocol::validate::{compile_checked, validate_ask};
 use serde_json::{Value, json};
 
 fn ui_schemas() -> PathBuf {
-    std::path::PathBuf::from(
+    PathBuf::from(
         std::env::var_os("CARGO_MANIFEST_DIR")
             .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
     )
