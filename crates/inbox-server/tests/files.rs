@@ -106,3 +106,28 @@ async fn a_damaged_tokens_file_stops_the_start_and_says_how_to_fix_it() {
     assert!(err.contains("line 1, column"), "{err}");
     assert!(err.contains("move it aside"), "{err}");
 }
+
+/// `/readyz` reports the store, not just the process: 503 `unavailable` while another process
+/// holds the database's write lock (a backup tool, a `sqlite3` shell), 200 again once it lets
+/// go. A ping that only ran `SELECT 1` answered 200 throughout.
+#[tokio::test]
+async fn readyz_is_503_while_the_sqlite_store_cannot_serve() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let server = common::start_in(&data, |_| {}).await;
+    let (status, _) = server.get_json("/readyz", None).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+
+    let db = data.join(inbox_server::DATABASE_FILE);
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (status, body) = server.get_json("/readyz", None).await;
+    assert_eq!(status, reqwest::StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["error"]["code"], "unavailable");
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    let (status, _) = server.get_json("/readyz", None).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+
+    server.shutdown().await;
+}

@@ -671,9 +671,14 @@ impl Store for SqliteStore {
         self.inner.live.subscribe()
     }
 
+    /// Ready means the store can serve a write: the write lock is taken and let go (nothing is
+    /// written) and the schema is read, so a file that another process holds locked, or one
+    /// that is no longer a database, reports unavailable here. `SELECT 1` touched neither.
     async fn ping(&self) -> Result<(), StoreError> {
         self.with_conn(|conn, _| {
-            conn.query_row("SELECT 1", [], |_| Ok(()))?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+            tx.rollback()?;
             Ok(())
         })
         .await
