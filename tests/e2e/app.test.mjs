@@ -186,6 +186,24 @@ test("external: Open in browser waits, and the callback's payload reaches the as
   assert.deepEqual(await answeredWith(asked), { signed: true, envelope: "e2e-1" });
 });
 
+test("decline: from the window, with a reason, the blocked `inbox ask` exits 10 and prints who and why", async () => {
+  const asked = await server.ask("Rotate the signing key tonight?", "--format", "confirm");
+  await open("Rotate the signing key tonight?");
+  await app.clickOn(paneButton("Decline"));
+  await app.type(await app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Reason')]/@for]`), "not during the freeze");
+  await app.clickOn(paneButton("Decline question"));
+  const result = await Promise.race([
+    asked.done,
+    sleep(20000).then(() => ({ code: "timeout", stdout: "", stderr: "" })),
+  ]);
+  assert.equal(result.code, 10, `inbox ask exited ${result.code}: ${result.stderr}`);
+  assert.match(result.stderr, /reviewer-e2e/);
+  assert.match(result.stderr, /not during the freeze/);
+  const ia = await server.get(asked.id);
+  assert.equal(ia.status, "declined");
+  await app.waitFor("the row to leave the inbox", async () => (await app.findAll(row("Rotate the signing key tonight?"))).length === 0);
+});
+
 test("a question answered elsewhere converges in the window", async () => {
   const asked = await server.ask("Purge the CDN cache for /docs?", "--format", "confirm");
   await open("Purge the CDN cache for /docs?");
@@ -233,4 +251,22 @@ test("the server stops and restarts: reconnecting, then caught up with nothing l
   assert.equal(delivered.answer.value, true);
   during.child.kill("SIGKILL");
   before.child.kill("SIGKILL");
+});
+
+test("a decline given while the server is down is queued, then delivered after the restart", async () => {
+  const asked = await server.ask("Decline me while the server is down?", "--format", "confirm");
+  await open("Decline me while the server is down?");
+  asked.child.kill("SIGKILL");
+  await server.stop();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
+  await app.clickOn(paneButton("Decline"));
+  await app.clickOn(paneButton("Decline question"));
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
+  await server.start();
+  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 60000);
+  const declined = await app.waitFor("the queued decline to reach the server", async () => {
+    const ia = await server.get(asked.id);
+    return ia.status === "declined" ? ia : null;
+  }, 30000);
+  assert.equal(declined.answer.answered_by, "reviewer-e2e");
 });
