@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { InboxServer, saveScreenshot, scratch, secret, startDriver } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -88,7 +88,7 @@ test("text: typed text reaches the asker", async () => {
   const asked = await server.ask("What should the headline say?", "--format", "text", "-o", "Faster builds");
   await open("What should the headline say?");
   const box = await app.find(`${PANE}//textarea`);
-  await app.type(box, "Shipped from the e2e window");
+  await app.type(box, secret("Shipped from the e2e window"));
   await app.clickOn(paneButton("Send"));
   assert.equal(await answeredWith(asked), "Shipped from the e2e window");
 });

@@ -31,9 +31,53 @@ export async function freePort() {
   return port;
 }
 
-/** A temporary directory removed at exit. */
+// ---- no secret in any log -----------------------------------------------------------------
+// Every token a test hands out and every answer payload it registers must never reach a log:
+// the server's and tauri-driver's (which carries the app's stdout) in ARTIFACTS, and the app's
+// own rolling log files in the scratch dirs. Checked when the test file's process exits —
+// registered first, so it runs before the scratch dirs are removed — and a find fails the file.
+const secrets = new Set();
+const scratchDirs = [];
+
+/** Register a value no log line may ever hold (a token, an answer payload). */
+export function secret(value) {
+  secrets.add(String(value));
+  return value;
+}
+
+function logFiles() {
+  const files = fs.readdirSync(ARTIFACTS).filter((f) => f.endsWith(".log")).map((f) => path.join(ARTIFACTS, f));
+  for (const dir of scratchDirs) {
+    if (!fs.existsSync(dir)) continue;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      const parent = entry.parentPath ?? entry.path;
+      if (entry.isFile() && (/\.log/.test(entry.name) || path.basename(parent) === "logs")) files.push(path.join(parent, entry.name));
+    }
+  }
+  return files;
+}
+
+process.on("exit", () => {
+  const found = [];
+  for (const file of logFiles()) {
+    let text;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const value of secrets) if (text.includes(value)) found.push(`${file} holds ${value.slice(0, 12)}…`);
+  }
+  if (found.length > 0) {
+    console.error(`a secret reached a log:\n${found.join("\n")}`);
+    process.exitCode = 1;
+  }
+});
+
+/** A temporary directory removed at exit (its log files are scanned first). */
 export function scratch(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirs.push(dir);
   process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -54,8 +98,8 @@ export class InboxServer {
   /** `extraArgs`: more `inbox serve` flags (e.g. `--webhook-secret`). */
   constructor({ extraArgs = [] } = {}) {
     this.extraArgs = extraArgs;
-    this.reviewerToken = `e2e-reviewer-${process.pid}-${Date.now()}`;
-    this.askerToken = `e2e-asker-${process.pid}-${Date.now()}`;
+    this.reviewerToken = secret(`e2e-reviewer-${process.pid}-${Date.now()}`);
+    this.askerToken = secret(`e2e-asker-${process.pid}-${Date.now()}`);
     this.dataDir = scratch("inbox-e2e-server-");
     this.child = null;
   }
