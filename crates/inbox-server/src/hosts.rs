@@ -11,15 +11,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 
-use axum::extract::{Request, State};
-use axum::http::header::HOST;
 use axum::http::uri::Authority;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use inbox_protocol::{ErrorCode, paths};
-
-use crate::error::ApiError;
-use crate::state::AppState;
 
 /// One allowed name; without a port it matches every port.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,37 +152,6 @@ fn parse_entry(entry: &str) -> Option<Allowed> {
         host: normalise(parsed.host()),
         port: parsed.port_u16(),
     })
-}
-
-/// Refuse a request whose `Host` (or HTTP/2 `:authority`) is not on the list, before any
-/// door runs. The health doors are exempt: load balancers probe them by whatever address they
-/// use, and they reveal nothing.
-pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let path = req.uri().path();
-    if path == paths::HEALTHZ || path == paths::READYZ {
-        return next.run(req).await;
-    }
-    let authority = req
-        .uri()
-        .authority()
-        .map(|a| a.as_str().to_owned())
-        .or_else(|| {
-            req.headers()
-                .get(HOST)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        });
-    match authority {
-        Some(authority) if state.allowed_hosts().allows(&authority) => next.run(req).await,
-        // The refused name is not echoed back: nothing from the request is reflected.
-        _ => ApiError::new(
-            ErrorCode::HostNotAllowed,
-            "this server does not serve the host named in the request; \
-             add the name with --allowed-host if it is really this server's",
-        )
-        .with_field("Host")
-        .into_response(),
-    }
 }
 
 #[cfg(test)]

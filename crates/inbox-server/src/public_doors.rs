@@ -1,6 +1,6 @@
 //! Which doors answer without a bearer token. Publicness is an access-control decision made in
 //! configuration (`--public-doors` / `INBOX_PUBLIC_DOORS`), not in route code: the router puts
-//! [`gate`] in front of every door that may be public, and the gate lets a request through
+//! a gate (`routes/gates.rs`) in front of every door that may be public, and the gate lets a request through
 //! untouched when its door is listed, or asks for a valid token (any role) when it is not.
 //!
 //! Only the doors whose capability can live in the URL may be public — media (the id), the
@@ -9,13 +9,6 @@
 
 use std::collections::BTreeSet;
 use std::str::FromStr;
-
-use axum::extract::{FromRequestParts, Request, State};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-
-use crate::auth::Principal;
-use crate::state::AppState;
 
 /// A door that configuration may make public.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -100,26 +93,6 @@ impl FromStr for PublicDoors {
         }
         Ok(PublicDoors(doors))
     }
-}
-
-/// What the gate in front of one door needs to decide.
-#[derive(Clone)]
-pub struct Gate {
-    pub state: AppState,
-    pub door: Door,
-}
-
-/// A listed door passes straight through; an unlisted one needs a valid bearer token (`401`
-/// otherwise, in the contract's error shape), checked before the door reads anything.
-pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
-    if gate.state.public_doors().contains(gate.door) {
-        return next.run(request).await;
-    }
-    let (mut parts, body) = request.into_parts();
-    if let Err(refusal) = Principal::from_request_parts(&mut parts, &gate.state).await {
-        return refusal.into_response();
-    }
-    next.run(Request::from_parts(parts, body)).await
 }
 
 #[cfg(test)]

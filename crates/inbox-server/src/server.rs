@@ -28,8 +28,8 @@ pub enum ServerError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("tokens file {path}: {message}")]
-    TokensFile { path: PathBuf, message: String },
+    #[error(transparent)]
+    TokensFile(#[from] crate::tokens_file::TokensFileError),
     #[error("public url `{0}` (--public-url / INTERACTIONS_PUBLIC_BASE_URL): {1}")]
     PublicUrl(String, &'static str),
     #[error("{0} (--allowed-host / INBOX_ALLOWED_HOSTS)")]

@@ -6,10 +6,10 @@ use std::time::Duration;
 use inbox_protocol::validate::Retention;
 use tokio::sync::watch;
 
-use crate::auth::Tokens;
 use crate::config::TokenSpec;
 use crate::hosts::AllowedHosts;
 use crate::long_poll::LongPolls;
+use crate::principal::Tokens;
 use crate::public_doors::PublicDoors;
 use crate::store::Store;
 use crate::validation::Validation;

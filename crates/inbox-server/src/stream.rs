@@ -27,10 +27,10 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::SendTimeoutError;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::auth::Principal;
 use crate::config::Role;
 use crate::error::ApiError;
-use crate::routes::QueryParams;
+use crate::extract::QueryParams;
+use crate::principal::Principal;
 use crate::state::AppState;
 use crate::store::{EventsAfter, Store, StoredEvent};
 

@@ -7,15 +7,22 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{Role, TokenSpec};
-use crate::server::ServerError;
 use crate::{files, ids};
 
 pub const FILE_NAME: &str = "tokens.json";
 
+/// The tokens file could not be read or written: its path, and what is wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("tokens file {path}: {message}")]
+pub struct TokensFileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
 /// The tokens in the data dir, generated first if the file does not exist yet.
-pub fn load_or_generate(data_dir: &Path) -> Result<(Vec<TokenSpec>, PathBuf), ServerError> {
+pub fn load_or_generate(data_dir: &Path) -> Result<(Vec<TokenSpec>, PathBuf), TokensFileError> {
     let path = data_dir.join(FILE_NAME);
-    let failed = |message: String| ServerError::TokensFile {
+    let failed = |message: String| TokensFileError {
         path: path.clone(),
         message,
     };

@@ -9,11 +9,12 @@ use chrono::Utc;
 use inbox_protocol::validate::validate_agui_run;
 use inbox_protocol::{AguiRun, AguiRunRequest, AguiRunResponse, AguiRunStatus, ErrorCode};
 
-use crate::auth::{AsAsker, Principal};
+use crate::auth::AsAsker;
 use crate::body::JsonBody;
 use crate::error::ApiError;
+use crate::extract::PathId;
 use crate::ids;
-use crate::routes::PathId;
+use crate::principal::Principal;
 use crate::state::AppState;
 use crate::store::NewAguiRun;
 

@@ -6,11 +6,11 @@ use axum::http::HeaderMap;
 use inbox_protocol::validate::validate_decline;
 use inbox_protocol::{DeclineRequest, ResolveResponse};
 
-use super::PathId;
 use super::resolution::{idempotency_key, settle};
 use crate::auth::AsReviewer;
 use crate::body::JsonBody;
 use crate::error::ApiError;
+use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::Resolution;
 

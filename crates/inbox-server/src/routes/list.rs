@@ -6,9 +6,9 @@ use axum::extract::State;
 use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 use inbox_protocol::{InteractionPage, StatusFilter};
 
-use super::QueryParams;
 use crate::auth::AsReviewer;
 use crate::error::ApiError;
+use crate::extract::QueryParams;
 use crate::state::AppState;
 use crate::store::PageQuery;
 

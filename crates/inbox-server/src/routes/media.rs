@@ -8,8 +8,8 @@ use axum::http::header::{
 };
 use axum::response::{IntoResponse, Response};
 
-use super::PathId;
 use crate::error::ApiError;
+use crate::extract::PathId;
 use crate::state::AppState;
 
 pub async fn media(

@@ -5,6 +5,7 @@ mod answer;
 pub(crate) mod ask;
 mod callback;
 mod decline;
+mod gates;
 mod health;
 mod list;
 mod media;
@@ -15,12 +16,9 @@ mod resolution;
 mod wait;
 mod withdraw;
 
-use std::collections::HashMap;
-
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Path};
+use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::Request;
-use axum::http::request::Parts;
 use axum::middleware;
 use axum::routing::{get, post};
 use inbox_protocol::caps::REQUEST_BODY_MAX_BYTES;
@@ -28,8 +26,9 @@ use inbox_protocol::paths;
 use tower_http::trace::TraceLayer;
 
 use crate::error::ApiError;
-use crate::public_doors::{self, Door, Gate};
+use crate::public_doors::Door;
 use crate::state::AppState;
+use gates::Gate;
 
 /// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
 pub fn router(state: AppState) -> Router {
@@ -41,7 +40,7 @@ pub fn router(state: AppState) -> Router {
                 state: state.clone(),
                 door,
             },
-            public_doors::gate,
+            gates::gate,
         )
     };
     Router::new()
@@ -109,7 +108,7 @@ pub fn router(state: AppState) -> Router {
         // Before any door (and before a body is read): a foreign Host is refused.
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            crate::hosts::guard,
+            gates::host_guard,
         ))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
@@ -127,34 +126,4 @@ fn request_span<B>(req: &Request<B>) -> tracing::Span {
 
 async fn unknown_route() -> ApiError {
     ApiError::new(inbox_protocol::ErrorCode::NotFound, "no such door")
-}
-
-/// The single path parameter of a door. A parameter axum cannot decode is just "not found".
-pub struct PathId(pub String);
-
-impl<S: Send + Sync> FromRequestParts<S> for PathId {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        Path::<String>::from_request_parts(parts, state)
-            .await
-            .map(|Path(id)| PathId(id))
-            .map_err(|_| ApiError::not_found())
-    }
-}
-
-/// Query parameters, decoded leniently (axum's `Query` would answer a bad one in plain text).
-pub struct QueryParams(pub HashMap<String, String>);
-
-impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let query = parts.uri.query().unwrap_or("");
-        Ok(QueryParams(
-            url::form_urlencoded::parse(query.as_bytes())
-                .into_owned()
-                .collect(),
-        ))
-    }
 }

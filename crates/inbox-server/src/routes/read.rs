@@ -4,9 +4,9 @@ use axum::Json;
 use axum::extract::State;
 use inbox_protocol::Interaction;
 
-use super::PathId;
-use crate::auth::Principal;
 use crate::error::ApiError;
+use crate::extract::PathId;
+use crate::principal::Principal;
 use crate::state::AppState;
 
 pub async fn read(

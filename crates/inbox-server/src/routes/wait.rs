@@ -10,9 +10,9 @@ use inbox_protocol::Interaction;
 use inbox_protocol::caps::WAIT_MAX_SECONDS;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::{PathId, QueryParams};
 use crate::auth::AsAsker;
 use crate::error::ApiError;
+use crate::extract::{PathId, QueryParams};
 use crate::state::AppState;
 
 /// `timeout_s` when absent.

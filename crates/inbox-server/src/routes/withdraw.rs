@@ -4,10 +4,10 @@ use axum::Json;
 use axum::extract::State;
 use inbox_protocol::{ResolveResponse, Status};
 
-use super::PathId;
 use super::resolution::respond;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
+use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::{Resolution, ResolveOutcome};
 

@@ -19,9 +19,9 @@ use inbox_protocol::caps::CALLBACK_BODY_MAX_BYTES;
 use inbox_protocol::{Interaction, Status};
 use serde_json::{Map, Value, json};
 
-use super::{PathId, QueryParams};
 use crate::body::{parse_json, read_bounded};
 use crate::error::ApiError;
+use crate::extract::{PathId, QueryParams};
 use crate::signature;
 use crate::state::AppState;
 use crate::store::{Resolution, ResolveOutcome, TicketMatch};

@@ -8,7 +8,7 @@ use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 
 use crate::auth::AsReviewer;
 use crate::error::ApiError;
-use crate::routes::QueryParams;
+use crate::extract::QueryParams;
 use crate::state::AppState;
 
 pub async fn list(

@@ -11,7 +11,7 @@ use inbox_protocol::Notification;
 use super::not_found;
 use crate::auth::AsReviewer;
 use crate::error::ApiError;
-use crate::routes::PathId;
+use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::Mark;
 

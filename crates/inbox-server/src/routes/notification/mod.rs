@@ -11,9 +11,9 @@ pub mod submit;
 
 use inbox_protocol::{ErrorCode, Notification};
 
-use crate::auth::Principal;
 use crate::config::Role;
 use crate::error::ApiError;
+use crate::principal::Principal;
 use crate::state::AppState;
 
 /// The notification, if it exists and `principal` may see it: a reviewer (or admin) any of

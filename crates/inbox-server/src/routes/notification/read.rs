@@ -6,9 +6,9 @@ use axum::extract::State;
 use inbox_protocol::Notification;
 
 use super::visible;
-use crate::auth::Principal;
 use crate::error::ApiError;
-use crate::routes::PathId;
+use crate::extract::PathId;
+use crate::principal::Principal;
 use crate::state::AppState;
 
 pub async fn read(

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{not_found, own_park};
 use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::routes::PathId;
+use crate::extract::PathId;
 use crate::routes::resolution::{claim as idempotency_claim, idempotency_key};
 use crate::state::AppState;
 use crate::store::ClaimOutcome;

@@ -9,8 +9,8 @@ pub mod wait;
 
 use inbox_protocol::{ErrorCode, Park};
 
-use crate::auth::Principal;
 use crate::error::ApiError;
+use crate::principal::Principal;
 use crate::state::AppState;
 
 /// The park, if it exists and `principal` parked it; the uniform 404 otherwise.

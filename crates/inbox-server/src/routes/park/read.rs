@@ -7,7 +7,7 @@ use inbox_protocol::ParkResponse;
 use super::own_park;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::routes::PathId;
+use crate::extract::PathId;
 use crate::state::AppState;
 
 pub async fn read(

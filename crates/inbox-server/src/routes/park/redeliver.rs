@@ -10,7 +10,7 @@ use inbox_protocol::{ErrorCode, ParkResponse};
 use super::own_park;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::routes::PathId;
+use crate::extract::PathId;
 use crate::state::AppState;
 
 pub async fn redeliver(

@@ -11,8 +11,8 @@ use tokio::sync::broadcast::error::RecvError;
 use super::own_park;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
+use crate::extract::{PathId, QueryParams};
 use crate::routes::wait::wait_timeout;
-use crate::routes::{PathId, QueryParams};
 use crate::state::AppState;
 
 pub async fn wait(
