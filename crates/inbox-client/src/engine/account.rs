@@ -758,6 +758,25 @@ impl AccountTask {
         }
     }
 
+    /// A caller waits for its entry's first outcome only while something is on its way: an
+    /// entry queued behind another send hears nothing more once that send fails and the
+    /// outbox backs off or the link drops (it is not sent until the server is back), so with
+    /// nothing in flight every waiter is told `queued` now, not when the link returns.
+    fn release_waiters(&mut self) {
+        if self.sending.is_some() || self.waiters.is_empty() {
+            return;
+        }
+        let keys: Vec<String> = self.waiters.keys().cloned().collect();
+        for key in keys {
+            let id = self
+                .outbox
+                .get(&key)
+                .map(|e| e.interaction_id.clone())
+                .unwrap_or_default();
+            self.reply(&key, &id);
+        }
+    }
+
     /// Show outbox entries on cards that arrived after them (after a restart, the outbox is
     /// read before the pages that bring the cards).
     fn show_outbox_on_cards(&mut self) {
@@ -858,6 +877,7 @@ impl AccountTask {
         if self.timers.outbox.is_none() {
             self.deliver_next();
         }
+        self.release_waiters();
         if self.timers.persist.is_none() && self.cursor.is_stale(self.inbox.last_event_id()) {
             self.timers.persist = Some(Instant::now() + PERSIST_DELAY);
         }
