@@ -140,7 +140,8 @@ fn seeding_from_pages() {
             inputs: seeded(vec![ia("b", 2), ia("a", 1)]),
             list: "b:pending a:pending",
             effects: seeded_effects(),
-            counts: Some((2, 2, 0)),
+            // Its local expiry marked it read; reopening does not make it unread again.
+            counts: Some((2, 1, 0)),
             status: Some(ConnectionStatus::Online),
             ..Row::default()
         },
@@ -614,6 +615,29 @@ fn connection_and_expiry() {
             effects: with(seeded_effects(), vec![open(Some("10")), fetch(None)]),
             status: Some(ConnectionStatus::Online),
             check: Some(|inbox| assert!(!inbox.card("a").unwrap().expired_locally)),
+            ..Row::default()
+        },
+        Row {
+            name: "a clock set back reopens a card it had expired here, and it expires again later",
+            inputs: then(
+                seeded(vec![expiring(ia("a", 1), 5), ia("b", 2)]),
+                vec![
+                    // The clock runs hours ahead, then is corrected.
+                    Input::Tick { now: at(300) },
+                    Input::Tick { now: at(3) },
+                ],
+            ),
+            list: "b:pending a:pending",
+            effects: seeded_effects(),
+            // Its local expiry marked it read; reopening does not make it unread again.
+            counts: Some((2, 1, 0)),
+            check: Some(|inbox| {
+                assert!(!inbox.card("a").unwrap().expired_locally);
+                assert_eq!(inbox.next_deadline(), Some(at(5)));
+                let mut again = inbox.clone();
+                again.handle(Input::Tick { now: at(6) });
+                assert!(again.card("a").unwrap().expired_locally);
+            }),
             ..Row::default()
         },
         Row {
