@@ -772,7 +772,10 @@ async fn an_answer_queued_behind_a_failing_send_returns_while_the_link_is_down()
     assert_eq!(entries.len(), 2);
     for (id, value) in [(&first.id, json!(true)), (&second.id, json!(false))] {
         let answer = alice.get(id).await.unwrap().answer.unwrap();
-        assert_eq!((answer.value, answer.answered_by.as_str()), (value, "alice"));
+        assert_eq!(
+            (answer.value, answer.answered_by.as_str()),
+            (value, "alice")
+        );
     }
     converge(&engine, "work", &alice, CONVERGE).await;
     engine.shutdown().await;
@@ -795,4 +798,70 @@ async fn wait_outbox(
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// The app's clock runs hours ahead, then is set right: a question the server still holds
+/// open shows expired meanwhile, and open (and answerable) again once the clock is back —
+/// before, it stayed expired on this app for good (found by the fault campaign's clock jump).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
+    let server = TestServer::start().await;
+    let bot = server.api(BOT);
+    let mut ask_body = inbox_protocol::AskRequest::new(
+        "Ship it before the window closes?",
+        inbox_protocol::AnswerFormat::Confirm,
+    );
+    ask_body.mode = inbox_protocol::Mode::Async;
+    ask_body.expiry_at = Some((chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339());
+    let question = bot.ask(&ask_body).await.unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let clock = inbox_client::Clock::default();
+    let mut config = inbox_client::EngineConfig::new(state.path());
+    config.clock = clock.clone();
+    let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+
+    let shown = |engine: inbox_client::Engine, id: String| async move {
+        let cards = engine.snapshot_of("work").await.unwrap().cards;
+        let card = cards.into_iter().find(|c| c.interaction.id == id).unwrap();
+        (card.interaction.status, card.expired_locally)
+    };
+    clock.jump(chrono::Duration::hours(3));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while shown(engine.clone(), question.id.clone()).await != (Status::Expired, true) {
+        assert!(tokio::time::Instant::now() < deadline, "never expired here");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = engine
+        .answer("work", &question.id, json!(true), None)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "not_open");
+
+    // Set right: within the engine's clock check (5 s) the card is open again.
+    clock.jump(chrono::Duration::hours(-3));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while shown(engine.clone(), question.id.clone()).await != (Status::Pending, false) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still expired on this app while the server holds it open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    converge(&engine, "work", &alice, CONVERGE).await;
+    let delivery = engine
+        .answer("work", &question.id, json!(true), None)
+        .await
+        .unwrap();
+    assert_eq!(delivery, Delivery::Accepted);
+    assert_eq!(
+        alice.get(&question.id).await.unwrap().status,
+        Status::Answered
+    );
+    engine.shutdown().await;
 }
