@@ -378,7 +378,8 @@ impl Engine {
     /// Answer a question: validated here against its format, options and schema, kept in the
     /// durable outbox, and sent with an idempotency key (now if online, else on reconnect).
     /// Returns how the delivery stands: `accepted` or `rejected` once the server ruled,
-    /// `queued` while it cannot be reached.
+    /// `queued` while it cannot be reached (at once, also when this answer was waiting behind
+    /// another's send that failed).
     pub async fn answer(
         &self,
         account: &str,
