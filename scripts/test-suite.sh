@@ -29,7 +29,8 @@ stage ui-build bash -c 'cd ui && npm run build'
 stage ui-tests bash -c 'cd ui && npm test'
 stage ui-screenshots bash -c 'cd ui && npm run screenshots'
 stage lint cargo clippy --workspace --all-targets --locked -- -D warnings
-stage rust-tests cargo test --workspace --locked
+# --no-fail-fast: one red test binary must not hide the others from the report.
+stage rust-tests cargo test --workspace --locked --no-fail-fast
 # The fault campaign (docs/reliability.md): 50 seeded faults over SQLite and Redis, zero lost.
 stage chaos bash scripts/chaos.sh --faults 50 --seed 15
 # Run through bash, so a lost run bit cannot turn the stage into a silent skip.
