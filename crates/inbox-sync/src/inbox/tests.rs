@@ -140,8 +140,7 @@ fn seeding_from_pages() {
             inputs: seeded(vec![ia("b", 2), ia("a", 1)]),
             list: "b:pending a:pending",
             effects: seeded_effects(),
-            // Its local expiry marked it read; reopening does not make it unread again.
-            counts: Some((2, 1, 0)),
+            counts: Some((2, 2, 0)),
             status: Some(ConnectionStatus::Online),
             ..Row::default()
         },
