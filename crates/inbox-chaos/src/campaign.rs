@@ -52,6 +52,8 @@ enum Fault {
     Throttle,
     /// An app goes offline, takes answers into its outbox, is killed and restarted.
     ClientKill,
+    /// One app's clock is set hours ahead or behind under load, then set right.
+    ClockJump,
 }
 
 impl Fault {
@@ -64,6 +66,7 @@ impl Fault {
             Fault::Stall => "link stalled",
             Fault::Throttle => "link throttled",
             Fault::ClientKill => "client killed with a full outbox",
+            Fault::ClockJump => "client clock jumped",
         }
     }
 }
@@ -160,6 +163,8 @@ struct Ledger {
     parks_done: BTreeSet<String>,
     /// The winning answer value per interaction, once judged.
     winners: BTreeMap<String, String>,
+    /// Questions the reviewers leave alone until the next judgement (a clock jump's witness).
+    reserved: BTreeSet<String>,
 }
 
 struct World {
@@ -216,22 +221,30 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
         Fault::Stall,
         Fault::Throttle,
         Fault::ClientKill,
+        Fault::ClockJump,
     ];
     if settings.store == StoreMode::Redis {
         menu.extend([Fault::WorkerKill, Fault::RedisRestart]);
     }
     for n in 0..settings.faults {
+        // The same draws every step, whatever the fault then draws from its own generator
+        // (how many cards an app found to answer offline, say): the sequence of faults,
+        // pauses and targets is the seed's alone.
         let fault = menu[rng.random_range(0..menu.len())];
-        let load = start_load(&world, rng.random());
-        tokio::time::sleep(Duration::from_millis(rng.random_range(200..600))).await;
+        let load_seed = rng.random();
+        let pause = Duration::from_millis(rng.random_range(200..600));
+        let mut fault_rng = StdRng::seed_from_u64(rng.random());
+        let load = start_load(&world, load_seed);
+        tokio::time::sleep(pause).await;
         if std::env::var_os("CHAOS_TRACE").is_some() {
             eprintln!("chaos: fault {n}: {}", fault.name());
         }
-        inject(&world, fault, &mut rng)
+        inject(&world, fault, &mut fault_rng)
             .await
             .with_context(|| format!("fault {n} ({})", fault.name()))?;
         stop_load(&world, load).await;
         *report.faults.entry(fault.name()).or_default() += 1;
+        let seen = report.divergences.len();
         let started = Instant::now();
         match settle(&world, settings.settle_timeout).await {
             Ok(()) => report
@@ -247,6 +260,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
             &format!("fault {n} ({})", fault.name()),
         )
         .await;
+        // As they happen: a long run that does not reach its end still says what went wrong.
+        for d in &report.divergences[seen..] {
+            eprintln!("chaos [{:?}]: divergence {d}", settings.store);
+        }
         if (n + 1).is_multiple_of(10) {
             eprintln!(
                 "chaos [{:?}]: {} faults, {} answers, lost {}, duplicated {}, divergences {}",
@@ -333,9 +350,13 @@ async fn reviewer_load(world: Arc<World>, i: usize, seed: u64) {
     while world.load.load(Ordering::SeqCst) {
         tokio::time::sleep(Duration::from_millis(rng.random_range(80..200))).await;
         let reviewer = world.reviewers[i].read().await;
-        let Ok(pending) = reviewer.pending().await else {
+        let Ok(mut pending) = reviewer.pending().await else {
             continue;
         };
+        {
+            let ledger = world.ledger.lock().unwrap();
+            pending.retain(|id| !ledger.reserved.contains(id));
+        }
         if pending.is_empty() {
             continue;
         }
@@ -435,6 +456,41 @@ async fn inject(world: &World, fault: Fault, rng: &mut StdRng) -> anyhow::Result
             tokio::time::sleep(hold).await;
             r.proxy.set_mode(Mode::Forward);
             r.restart().await?;
+        }
+        Fault::ClockJump => {
+            // A witness: a question with a 2 h deadline that no reviewer answers until this
+            // fault is judged, on the app's list before its clock moves. Then 2.5 to 6 hours
+            // either way: ahead, the witness (and any park question) expires on this app
+            // only; behind, nothing may. The server's clock never moves, so once the app's is
+            // set right its list must show the witness open again, as the server does.
+            let mut witness = text_ask(format!("clock witness {}", rng.random::<u32>()));
+            witness.mode = AskMode::Async;
+            witness.expiry_at =
+                Some((chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339());
+            let minutes = rng.random_range(150..360);
+            let by = chrono::Duration::minutes(if rng.random_bool(0.5) {
+                minutes
+            } else {
+                -minutes
+            });
+            let r = world.reviewers[who].read().await;
+            if let Ok(asked) = world.asker.ask(&witness).await {
+                world
+                    .ledger
+                    .lock()
+                    .unwrap()
+                    .reserved
+                    .insert(asked.id.clone());
+                let started = Instant::now();
+                while started.elapsed() < Duration::from_secs(5)
+                    && !r.pending().await.is_ok_and(|p| p.contains(&asked.id))
+                {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            r.clock.jump(by);
+            tokio::time::sleep(hold).await;
+            r.clock.jump(-by);
         }
     }
     Ok(())
@@ -648,7 +704,12 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
                 .push(format!("{when}: the asker cannot read {}: {e}", g.id)),
         }
     }
-    world.ledger.lock().unwrap().judged += given.len();
+    {
+        let mut ledger = world.ledger.lock().unwrap();
+        ledger.judged += given.len();
+        // Witnesses were checked by the settling: the reviewers may answer them from now on.
+        ledger.reserved.clear();
+    }
 
     // Parks: each resolved one is claimed by two racing claimers; exactly one wins.
     let parks: Vec<String> = {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use inbox_client::backoff::BackoffPolicy;
 use inbox_client::outbox::OutboxEntry;
-use inbox_client::{Account, Engine, EngineConfig, Keyring, Token};
+use inbox_client::{Account, Clock, Engine, EngineConfig, Keyring, Token};
 use inbox_protocol::Status;
 use inbox_sync::Delivery;
 use serde_json::Value;
@@ -47,6 +47,8 @@ async fn within<T>(
 pub struct Reviewer {
     pub index: usize,
     pub proxy: Proxy,
+    /// This app's machine clock: it outlives a restart of the app, as a machine's would.
+    pub clock: Clock,
     state_dir: PathBuf,
     runtime: Option<tokio::runtime::Runtime>,
     engine: Option<Engine>,
@@ -57,6 +59,7 @@ impl Reviewer {
         let mut reviewer = Reviewer {
             index,
             proxy,
+            clock: Clock::default(),
             state_dir,
             runtime: None,
             engine: None,
@@ -79,6 +82,7 @@ impl Reviewer {
         };
         // Past the server's 15 s keepalive, so only a real stall counts as silence.
         config.keepalive_timeout = Duration::from_secs(20);
+        config.clock = self.clock.clone();
         let token = Token::new(reviewer_token(self.index));
         let url = self.proxy.url();
         let engine = runtime

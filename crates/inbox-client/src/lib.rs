@@ -4,6 +4,7 @@
 //! - [`api`]: the typed HTTP client, one method per door.
 //! - [`stream`]: one SSE connection (keepalive timeout, `retry:`, 401 told apart).
 //! - [`backoff`]: capped exponential backoff with full jitter.
+//! - [`clock`]: the wall clock the engine reads, which a test can jump.
 //! - [`transport`]: which servers get a token, over which route (proxy, loopback, plain http).
 //! - [`connection`]: a resuming stream subscription (`inbox tail`).
 //! - [`engine`]: the sync engine — one always-true inbox per account.
@@ -15,6 +16,7 @@
 pub mod accounts;
 pub mod api;
 pub mod backoff;
+pub mod clock;
 pub mod connection;
 pub mod demo;
 pub mod engine;
@@ -31,6 +33,7 @@ pub mod transport;
 pub use accounts::{Account, AccountList};
 pub use api::{ApiClient, MediaBody, ParkWait, WaitOutcome, new_idempotency_key};
 pub use backoff::{Backoff, BackoffPolicy};
+pub use clock::Clock;
 pub use engine::{Engine, EngineConfig, EngineError};
 pub use error::ClientError;
 pub use keyring::Keyring;

@@ -695,3 +695,173 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
     }
     engine.shutdown().await;
 }
+
+/// An answer given while another is on its way is told `queued` as soon as that send fails
+/// and the link is down, not when the link comes back: before, its caller waited for the
+/// server (a frozen answer button while offline; found by the fault campaign, seed 1000,
+/// fault 20, "client killed with a full outbox"). Both are then delivered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_queued_behind_a_failing_send_returns_while_the_link_is_down() {
+    let server = TestServer::start().await;
+    let bot = server.api(BOT);
+    let first = ask(&bot, "First?").await;
+    let second = ask(&bot, "Second?").await;
+    let proxy = Proxy::start(server.addr).await;
+    let state = tempfile::tempdir().unwrap();
+    let mut config = inbox_client::EngineConfig::new(state.path());
+    config.backoff = inbox_client::backoff::BackoffPolicy {
+        base: Duration::from_millis(100),
+        cap: Duration::from_secs(1),
+    };
+    // Long enough that only the refusal below takes the link down, not the stall's silence.
+    config.keepalive_timeout = Duration::from_secs(30);
+    let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
+    engine
+        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+
+    // The link goes silent: the first answer's request hangs on it.
+    proxy.set_mode(Mode::Stall);
+    let first_call = tokio::spawn({
+        let (engine, id) = (engine.clone(), first.id.clone());
+        async move { engine.answer("work", &id, json!(true), None).await }
+    });
+    wait_outbox(&engine, |entries| {
+        entries
+            .iter()
+            .any(|e| e.interaction_id == first.id && e.attempts >= 1)
+    })
+    .await;
+    // The second is kept behind it (one send at a time).
+    let second_call = tokio::spawn({
+        let (engine, id) = (engine.clone(), second.id.clone());
+        async move { engine.answer("work", &id, json!(false), None).await }
+    });
+    wait_outbox(&engine, |entries| entries.len() == 2).await;
+
+    // The link goes down for good: the first send fails, the stream drops.
+    proxy.set_mode(Mode::Refuse);
+    let within = Duration::from_secs(10);
+    let first_delivery = tokio::time::timeout(within, first_call)
+        .await
+        .expect("the first answer returns once its send failed")
+        .unwrap()
+        .unwrap();
+    assert_eq!(first_delivery, Delivery::Queued);
+    let second_delivery = tokio::time::timeout(within, second_call)
+        .await
+        .expect("the second answer returns while the link is down")
+        .unwrap()
+        .unwrap();
+    assert_eq!(second_delivery, Delivery::Queued);
+    for id in [&first.id, &second.id] {
+        assert_eq!(alice.get(id).await.unwrap().status, Status::Pending);
+    }
+
+    // Back online: each lands once, by alice, with the value given.
+    proxy.set_mode(Mode::Forward);
+    let entries = wait_outbox(&engine, |entries| {
+        entries
+            .iter()
+            .all(|e| matches!(e.verdict, Some(RecordedVerdict::Accepted { .. })))
+    })
+    .await;
+    assert_eq!(entries.len(), 2);
+    for (id, value) in [(&first.id, json!(true)), (&second.id, json!(false))] {
+        let answer = alice.get(id).await.unwrap().answer.unwrap();
+        assert_eq!(
+            (answer.value, answer.answered_by.as_str()),
+            (value, "alice")
+        );
+    }
+    converge(&engine, "work", &alice, CONVERGE).await;
+    engine.shutdown().await;
+}
+
+/// Wait (up to [`CONVERGE`]) until the outbox of `work` satisfies `want`; return it.
+async fn wait_outbox(
+    engine: &inbox_client::Engine,
+    want: impl Fn(&[inbox_client::outbox::OutboxEntry]) -> bool,
+) -> Vec<inbox_client::outbox::OutboxEntry> {
+    let deadline = tokio::time::Instant::now() + CONVERGE;
+    loop {
+        let entries = engine.outbox("work").await.unwrap();
+        if want(&entries) {
+            return entries;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "outbox never matched: {entries:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The app's clock runs hours ahead, then is set right: a question the server still holds
+/// open shows expired meanwhile, and open (and answerable) again once the clock is back —
+/// before, it stayed expired on this app for good (found by the fault campaign's clock jump).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
+    let server = TestServer::start().await;
+    let bot = server.api(BOT);
+    let mut ask_body = inbox_protocol::AskRequest::new(
+        "Ship it before the window closes?",
+        inbox_protocol::AnswerFormat::Confirm,
+    );
+    ask_body.mode = inbox_protocol::Mode::Async;
+    ask_body.expiry_at = Some((chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339());
+    let question = bot.ask(&ask_body).await.unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let clock = inbox_client::Clock::default();
+    let mut config = inbox_client::EngineConfig::new(state.path());
+    config.clock = clock.clone();
+    let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
+    engine
+        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
+        .await
+        .unwrap();
+    let alice = server.api(ALICE);
+    converge(&engine, "work", &alice, CONVERGE).await;
+
+    let shown = |engine: inbox_client::Engine, id: String| async move {
+        let cards = engine.snapshot_of("work").await.unwrap().cards;
+        let card = cards.into_iter().find(|c| c.interaction.id == id).unwrap();
+        (card.interaction.status, card.expired_locally)
+    };
+    clock.jump(chrono::Duration::hours(3));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while shown(engine.clone(), question.id.clone()).await != (Status::Expired, true) {
+        assert!(tokio::time::Instant::now() < deadline, "never expired here");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = engine
+        .answer("work", &question.id, json!(true), None)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "not_open");
+
+    // Set right: within the engine's clock check (5 s) the card is open again.
+    clock.jump(chrono::Duration::hours(-3));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while shown(engine.clone(), question.id.clone()).await != (Status::Pending, false) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still expired on this app while the server holds it open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    converge(&engine, "work", &alice, CONVERGE).await;
+    let delivery = engine
+        .answer("work", &question.id, json!(true), None)
+        .await
+        .unwrap();
+    assert_eq!(delivery, Delivery::Accepted);
+    assert_eq!(
+        alice.get(&question.id).await.unwrap().status,
+        Status::Answered
+    );
+    engine.shutdown().await;
+}

@@ -668,7 +668,26 @@ impl Inbox {
     // ---- local actions ----------------------------------------------------------------
 
     fn tick(&mut self, tx: &mut Tx, now: DateTime<Utc>) {
+        let earlier = self.now.is_some_and(|last| now < last);
         self.now = Some(now);
+        if earlier {
+            // The clock was set back: a card expired here only by the clock that ran ahead is
+            // open again (the server never expired it). Rare, so a scan of every card.
+            let reopened: Vec<String> = self
+                .entries
+                .values()
+                .filter(|e| {
+                    e.expired_locally && e.interaction.expires_at.is_some_and(|at| at > now)
+                })
+                .map(|e| e.interaction.id.clone())
+                .collect();
+            for id in reopened {
+                self.modify(tx, &id, |e| {
+                    e.expired_locally = false;
+                    true
+                });
+            }
+        }
         let due: Vec<String> = self
             .deadlines
             .iter()

@@ -40,6 +40,9 @@ const DRAIN: usize = 512;
 const PERSIST_DELAY: Duration = Duration::from_secs(1);
 /// Settled outbox entries are kept this long so their verdicts survive restarts.
 const VERDICT_RETENTION_DAYS: i64 = 7;
+/// The wall clock is read at least this often, deadline due or not: a clock set back (which
+/// no timer notices) reopens the cards it had expired here within this long.
+const CLOCK_CHECK: Duration = Duration::from_secs(5);
 
 /// What the app asks of an account.
 pub(crate) enum Command {
@@ -131,7 +134,7 @@ pub(crate) fn spawn(
         })?;
     }
     let mut outbox = Outbox::open(dir.join("outbox"))?;
-    let cutoff = Utc::now() - chrono::Duration::days(VERDICT_RETENTION_DAYS);
+    let cutoff = config.clock.now() - chrono::Duration::days(VERDICT_RETENTION_DAYS);
     if let Err(e) = outbox.prune_settled(cutoff) {
         warn!(account = %account.id, error = %e, "could not prune old outbox verdicts");
     }
@@ -185,6 +188,8 @@ struct Timers {
     outbox: Option<Instant>,
     /// Ask again for interactions whose fetch failed.
     fetch: Option<Instant>,
+    /// Read the wall clock again ([`CLOCK_CHECK`]).
+    clock: Option<Instant>,
 }
 
 struct AccountTask {
@@ -224,7 +229,10 @@ impl AccountTask {
         mut internal: mpsc::Receiver<Internal>,
     ) {
         info!(account = %self.account.id, "sync starting");
-        self.apply(Input::Tick { now: Utc::now() });
+        self.apply(Input::Tick {
+            now: self.config.clock.now(),
+        });
+        self.timers.clock = Some(Instant::now() + CLOCK_CHECK);
         self.apply(Input::Start);
         loop {
             let wake = self.next_wake();
@@ -597,7 +605,8 @@ impl AccountTask {
             Some((_, at)) => at,
             None => {
                 let delay = self.backoff.next_delay();
-                let at = Utc::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+                let at =
+                    self.config.clock.now() + chrono::Duration::from_std(delay).unwrap_or_default();
                 self.timers.retry = Some((Instant::now() + delay, at));
                 at
             }
@@ -758,6 +767,25 @@ impl AccountTask {
         }
     }
 
+    /// A caller waits for its entry's first outcome only while something is on its way: an
+    /// entry queued behind another send hears nothing more once that send fails and the
+    /// outbox backs off or the link drops (it is not sent until the server is back), so with
+    /// nothing in flight every waiter is told `queued` now, not when the link returns.
+    fn release_waiters(&mut self) {
+        if self.sending.is_some() || self.waiters.is_empty() {
+            return;
+        }
+        let keys: Vec<String> = self.waiters.keys().cloned().collect();
+        for key in keys {
+            let id = self
+                .outbox
+                .get(&key)
+                .map(|e| e.interaction_id.clone())
+                .unwrap_or_default();
+            self.reply(&key, &id);
+        }
+    }
+
     /// Show outbox entries on cards that arrived after them (after a restart, the outbox is
     /// read before the pages that bring the cards).
     fn show_outbox_on_cards(&mut self) {
@@ -805,7 +833,7 @@ impl AccountTask {
 
     fn next_wake(&self) -> Option<Instant> {
         let deadline = self.inbox.next_deadline().map(|at| {
-            let wait = (at - Utc::now()).to_std().unwrap_or_default();
+            let wait = (at - self.config.clock.now()).to_std().unwrap_or_default();
             Instant::now() + wait
         });
         [
@@ -814,6 +842,7 @@ impl AccountTask {
             self.timers.persist,
             self.timers.outbox,
             self.timers.fetch,
+            self.timers.clock,
             deadline,
         ]
         .into_iter()
@@ -830,12 +859,19 @@ impl AccountTask {
                 self.apply(Input::Retry);
             }
         }
-        if self
-            .inbox
-            .next_deadline()
-            .is_some_and(|at| at <= Utc::now())
+        let clock_check = due(&mut self.timers.clock);
+        if clock_check {
+            self.timers.clock = Some(now + CLOCK_CHECK);
+        }
+        if clock_check
+            || self
+                .inbox
+                .next_deadline()
+                .is_some_and(|at| at <= self.config.clock.now())
         {
-            self.apply(Input::Tick { now: Utc::now() });
+            self.apply(Input::Tick {
+                now: self.config.clock.now(),
+            });
         }
         if due(&mut self.timers.outbox) {
             self.deliver_next();
@@ -858,6 +894,7 @@ impl AccountTask {
         if self.timers.outbox.is_none() {
             self.deliver_next();
         }
+        self.release_waiters();
         if self.timers.persist.is_none() && self.cursor.is_stale(self.inbox.last_event_id()) {
             self.timers.persist = Some(Instant::now() + PERSIST_DELAY);
         }

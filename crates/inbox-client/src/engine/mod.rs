@@ -35,6 +35,7 @@ use tokio::sync::{broadcast, oneshot, watch};
 use crate::accounts::{Account, AccountError};
 use crate::api::{ApiClient, MediaBody};
 use crate::backoff::BackoffPolicy;
+use crate::clock::Clock;
 use crate::error::ClientError;
 use crate::keyring::{Keyring, KeyringError};
 use crate::outbox::{OutboxAction, OutboxEntry, OutboxError};
@@ -59,6 +60,8 @@ pub struct EngineConfig {
     pub coalesce_window: Duration,
     /// How each account's server is reached (proxy, plain http).
     pub client: ClientOptions,
+    /// The wall clock read for deadlines and retry times (the system's; tests jump it).
+    pub clock: Clock,
 }
 
 impl EngineConfig {
@@ -70,6 +73,7 @@ impl EngineConfig {
             page_limit: inbox_protocol::caps::PAGE_LIMIT_MAX,
             coalesce_window: Duration::from_millis(25),
             client: ClientOptions::default(),
+            clock: Clock::default(),
         }
     }
 }
@@ -374,7 +378,8 @@ impl Engine {
     /// Answer a question: validated here against its format, options and schema, kept in the
     /// durable outbox, and sent with an idempotency key (now if online, else on reconnect).
     /// Returns how the delivery stands: `accepted` or `rejected` once the server ruled,
-    /// `queued` while it cannot be reached.
+    /// `queued` while it cannot be reached (at once, also when this answer was waiting behind
+    /// another's send that failed).
     pub async fn answer(
         &self,
         account: &str,

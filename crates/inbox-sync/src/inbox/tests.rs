@@ -617,6 +617,29 @@ fn connection_and_expiry() {
             ..Row::default()
         },
         Row {
+            name: "a clock set back reopens a card it had expired here, and it expires again later",
+            inputs: then(
+                seeded(vec![expiring(ia("a", 1), 5), ia("b", 2)]),
+                vec![
+                    // The clock runs hours ahead, then is corrected.
+                    Input::Tick { now: at(300) },
+                    Input::Tick { now: at(3) },
+                ],
+            ),
+            list: "b:pending a:pending",
+            effects: seeded_effects(),
+            // Its local expiry marked it read; reopening does not make it unread again.
+            counts: Some((2, 1, 0)),
+            check: Some(|inbox| {
+                assert!(!inbox.card("a").unwrap().expired_locally);
+                assert_eq!(inbox.next_deadline(), Some(at(5)));
+                let mut again = inbox.clone();
+                again.handle(Input::Tick { now: at(6) });
+                assert!(again.card("a").unwrap().expired_locally);
+            }),
+            ..Row::default()
+        },
+        Row {
             name: "a question arriving after its deadline passed here shows expired at once",
             inputs: then(
                 seeded(vec![]),
