@@ -154,18 +154,18 @@ fn frames(i: usize, sub: Subscription) -> impl futures::Stream<Item = Arrival> +
 /// Opens with a few retries: a burst of connects can overflow the listen backlog.
 async fn open(spec: &SubscribeSpec, last_id: Option<&str>) -> anyhow::Result<Subscription> {
     let mut wait = Duration::from_millis(50);
-    for attempt in 0.. {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
         match Subscription::open(spec, last_id).await {
             Ok(s) => return Ok(s),
-            Err(e) if attempt < 8 => {
-                let _ = e;
+            Err(e) if attempts >= 8 => return Err(e).context("subscribing"),
+            Err(_) => {
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(2));
             }
-            Err(e) => return Err(e).context("subscribing"),
         }
     }
-    unreachable!()
 }
 
 async fn hold(
