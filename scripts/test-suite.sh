@@ -29,7 +29,8 @@ stage ui-build bash -c 'cd ui && npm run build'
 stage ui-tests bash -c 'cd ui && npm test'
 stage ui-screenshots bash -c 'cd ui && npm run screenshots'
 stage lint cargo clippy --workspace --all-targets --locked -- -D warnings
-stage rust-tests cargo test --workspace --locked
+# --no-fail-fast: one red test binary must not hide the others from the report.
+stage rust-tests cargo test --workspace --locked --no-fail-fast
 # The benchmark harness in its tiny mode (debug build, seconds): every measure of
 # artifacts/bench/results.json must come out with numbers, against nginx-nchan and the floor too.
 stage bench-harness env INBOX_BENCH_OUT="$ARTIFACTS_DIR/bench-tiny" bash scripts/bench.sh --tiny

@@ -2,10 +2,14 @@
 //! the window's content-security policy and the capability that says what the window may call.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::PathBuf;
 
 fn json(path: &str) -> serde_json::Value {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let full = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+    )
+    .join(path);
     serde_json::from_str(&std::fs::read_to_string(&full).expect("read config")).expect("valid JSON")
 }
 

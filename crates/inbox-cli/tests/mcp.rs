@@ -436,7 +436,11 @@ async fn bad_arguments_are_a_tool_error_naming_the_field_and_nothing_is_asked() 
 // ---- the proxy ---------------------------------------------------------------------------
 
 fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-peers")
+    PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../tests/mcp-peers")
 }
 
 fn everything_server() -> String {

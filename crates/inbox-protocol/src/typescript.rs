@@ -50,7 +50,11 @@ mod tests {
 
     #[test]
     fn committed_typescript_bindings_are_fresh() {
-        let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/generated");
+        let committed = PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR")
+                .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../ui/src/generated");
         let fresh = std::env::temp_dir().join(format!("inbox-ts-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&fresh);
         super::export_all(&fresh).expect("export bindings");

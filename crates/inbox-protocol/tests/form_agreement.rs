@@ -11,7 +11,11 @@ use inbox_protocol::validate::{compile_checked, validate_ask};
 use serde_json::{Value, json};
 
 fn ui_schemas() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/test/schemas")
+    PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../ui/src/test/schemas")
 }
 
 fn read(path: &Path) -> Value {

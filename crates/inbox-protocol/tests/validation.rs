@@ -242,6 +242,12 @@ fn ask_refusals() -> Vec<Refusal> {
             "options[1].value",
         ),
         no(
+            "a notification sent to the ask door",
+            with(&form(), json!({"kind": "notification"})),
+            FieldNotAllowed,
+            "kind",
+        ),
+        no(
             "confirm with options",
             with(&confirm(), json!({"options": [{"value": "y"}]})),
             FieldNotAllowed,
@@ -1022,11 +1028,6 @@ fn ask_acceptances() -> Vec<(&'static str, Value, Option<DateTime<Utc>>)> {
                 &confirm(),
                 json!({"metadata": {"run_id": "r1", "tool_call_id": "t7"}}),
             ),
-            None,
-        ),
-        (
-            "a notification form",
-            with(&form(), json!({"kind": "notification"})),
             None,
         ),
     ]

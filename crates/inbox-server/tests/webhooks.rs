@@ -203,6 +203,79 @@ async fn a_resolved_park_is_delivered_once_signed_and_retried_with_the_same_id()
     }
 }
 
+/// A receiver that takes every request and never answers while the test lasts.
+async fn hanging_receiver() -> (Arc<AtomicU32>, SocketAddr) {
+    let arrived = Arc::new(AtomicU32::new(0));
+    let counter = arrived.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move || {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_secs(120)).await;
+                AxumStatus::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (arrived, addr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_hangs_does_not_hold_back_other_resumes() {
+    for (backend, url) in backends("webhook_hanging") {
+        let redis = url.map(|u| (u, redis_env::unique_prefix("webhook_hanging")));
+        let dir = tempfile::tempdir().unwrap();
+        let redis_cfg = redis.clone();
+        let server = common::start_in(dir.path(), move |c| {
+            c.webhook_secret = Some(secret());
+            c.webhook.poll = Duration::from_millis(50);
+            // Long enough that one delivery at a time would hold the second park past the
+            // assertion's window.
+            c.webhook.timeout = Duration::from_secs(60);
+            c.webhook.lease = Duration::from_secs(90);
+            c.webhook.concurrency = 4;
+            if let Some((url, prefix)) = redis_cfg {
+                c.redis_url = Some(url);
+                c.redis_prefix = prefix;
+            }
+        })
+        .await;
+        let (hung, hung_addr) = hanging_receiver().await;
+        let (hook, addr) = receiver().await;
+        park_and_answer(&server, hung_addr).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while hung.load(Ordering::SeqCst) == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "{backend:?}: the first delivery never started"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let started = Instant::now();
+        let id = park_and_answer(&server, addr).await;
+        while hook.count() == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{backend:?}: the second park waited behind the hanging receiver"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let seen = hook.seen.lock().unwrap().clone();
+        let sent: Value = serde_json::from_slice(&seen[0].1).unwrap();
+        assert_eq!(sent["park"]["id"], id.as_str(), "{backend:?}");
+        assert_eq!(
+            hung.load(Ordering::SeqCst),
+            1,
+            "{backend:?}: the hanging one is not re-sent"
+        );
+        server.shutdown().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_between_the_last_answer_and_delivery_still_delivers() {
     for (backend, url) in backends("webhook_restart") {

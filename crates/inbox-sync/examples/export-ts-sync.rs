@@ -4,7 +4,11 @@
 use std::path::PathBuf;
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/generated");
+    let dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../ui/src/generated");
     inbox_sync::typescript::export_all(&dir).expect("write TypeScript bindings");
     println!("wrote {}", dir.display());
 }

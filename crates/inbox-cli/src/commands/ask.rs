@@ -61,9 +61,6 @@ pub struct Args {
     /// Opaque display-only metadata, as a JSON object.
     #[arg(long)]
     metadata: Option<String>,
-    /// Ask as a notification: a submission is welcome whenever it arrives.
-    #[arg(long)]
-    notification: bool,
     /// Do not wait: print the created interaction and return.
     #[arg(long)]
     no_wait: bool,
@@ -212,9 +209,6 @@ fn report(ia: Interaction, full: bool) -> anyhow::Result<u8> {
 /// Turn the flags into the ask body. The server validates everything again; this only shapes it.
 pub fn build_request(args: &Args) -> anyhow::Result<AskRequest> {
     let mut req = AskRequest::new(args.prompt.clone(), args.format);
-    if args.notification {
-        req.kind = inbox_protocol::InteractionKind::Notification;
-    }
     if !args.options.is_empty() {
         req.options = Some(args.options.iter().map(|o| parse_option(o)).collect());
     }

@@ -63,6 +63,10 @@ pub struct Args {
     /// retried). Keep it below --webhook-lease-s, or another worker may take over a slow one.
     #[arg(long, env = "INBOX_WEBHOOK_TIMEOUT_S", default_value_t = 10)]
     webhook_timeout_s: u64,
+    /// How many webhook deliveries one worker sends at once (at least 1): a slow receiver
+    /// holds one of them, not the whole queue.
+    #[arg(long, env = "INBOX_WEBHOOK_CONCURRENCY", default_value_t = 16)]
+    webhook_concurrency: usize,
     /// How many recent events the stream keeps for resuming clients.
     #[arg(long, env = "INBOX_EVENTS_RETENTION", default_value_t = 10_000)]
     events_retention: usize,
@@ -164,6 +168,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.webhook_secret = args.webhook_secret;
     config.webhook.lease = Duration::from_secs(args.webhook_lease_s.max(1));
     config.webhook.timeout = Duration::from_secs(args.webhook_timeout_s.max(1));
+    config.webhook.concurrency = args.webhook_concurrency.max(1);
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.agui.turn_timeout = Duration::from_secs(args.agui_turn_timeout_s.max(1));
     config.redis_url = args.redis_url;

@@ -41,7 +41,16 @@ pub struct AcceptedAsk {
 }
 
 /// Check an ask against every rule of the contract. `now` anchors a sync `timeout_s`.
+/// A `kind: "notification"` is refused here: notifications have their own door
+/// (`POST /api/notifications`), so there is one way to send one.
 pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk, ValidationError> {
+    if req.kind == crate::interaction::InteractionKind::Notification {
+        return Err(ValidationError::new(
+            ErrorCode::FieldNotAllowed,
+            "kind",
+            "this door asks questions; send a notification to POST /api/notifications (`inbox notify`)",
+        ));
+    }
     ask::validate(req, now)
 }
 

@@ -10,7 +10,7 @@ use chrono::Utc;
 use inbox_protocol::ParkResolvedHook;
 use rand::Rng;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinHandle, JoinSet};
 use tracing::Instrument;
 
 use crate::store::{Delivery, DeliveryResult, Store};
@@ -29,6 +29,9 @@ pub struct Policy {
     pub poll: Duration,
     /// One attempt's HTTP timeout.
     pub timeout: Duration,
+    /// How many deliveries one worker has in flight at once. A slow receiver then holds one
+    /// slot, not the whole queue: resumes due at the same time go out side by side.
+    pub concurrency: usize,
 }
 
 impl Default for Policy {
@@ -40,6 +43,7 @@ impl Default for Policy {
             lease: Duration::from_secs(30),
             poll: Duration::from_secs(1),
             timeout: Duration::from_secs(10),
+            concurrency: 16,
         }
     }
 }
@@ -81,17 +85,23 @@ pub fn spawn(
                 return;
             }
         };
+        let key: Arc<[u8]> = key.into();
+        let slots = policy.concurrency.max(1);
         let mut resolved = store.subscribe_parks();
         let mut ticker = tokio::time::interval(policy.poll);
+        let mut in_flight = JoinSet::new();
         tokio::pin!(stopping);
         loop {
             tokio::select! {
                 _ = ticker.tick() => {}
                 moved = resolved.recv() => if let Err(RecvError::Closed) = moved { break },
+                // A slot came free: lease the next due delivery into it.
+                Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
                 () = &mut stopping => break,
             }
-            // Drain what is due now, one lease at a time.
-            loop {
+            // Fill the free slots with what is due now. A lease is taken only for a slot
+            // that can start at once, so a delivery is never held leased while it waits here.
+            while in_flight.len() < slots {
                 match store.lease_delivery(Utc::now(), policy.lease).await {
                     Ok(Some(delivery)) => {
                         let span = tracing::info_span!(
@@ -100,9 +110,12 @@ pub fn spawn(
                             id = %delivery.delivery_id,
                             attempt = delivery.attempts + 1
                         );
-                        attempt(&*store, &http, &key, &policy, delivery)
-                            .instrument(span)
-                            .await;
+                        let (store, http, key, policy) =
+                            (store.clone(), http.clone(), key.clone(), policy.clone());
+                        in_flight.spawn(
+                            async move { attempt(&*store, &http, &key, &policy, delivery).await }
+                                .instrument(span),
+                        );
                     }
                     Ok(None) => break,
                     Err(e) => {
@@ -112,6 +125,9 @@ pub fn spawn(
                 }
             }
         }
+        // Stopping: attempts still in flight are dropped; their leases run out and the
+        // delivery comes due again (same webhook-id) on whichever worker is left.
+        in_flight.abort_all();
     })
 }
 
