@@ -221,7 +221,10 @@ mod tests {
 
     #[test]
     fn goals_compare_the_ratio() {
-        let m = Measure::new("x", "ms", 3.0).peer("nchan", 2.0).goal("nchan", 1.0).goal("nchan", 2.0);
+        let m = Measure::new("x", "ms", 3.0)
+            .peer("nchan", 2.0)
+            .goal("nchan", 1.0)
+            .goal("nchan", 2.0);
         assert!(!m.goals[0].met);
         assert!(m.goals[1].met);
         assert_eq!(m.ratio["nchan"], 1.5);

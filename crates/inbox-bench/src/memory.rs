@@ -29,7 +29,10 @@ fn children(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for task in tasks.flatten() {
         if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            out.extend(
+                list.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
         }
     }
     out

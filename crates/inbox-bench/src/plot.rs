@@ -20,7 +20,12 @@ fn cdf(sorted_us: &[u64]) -> Vec<(f64, f64)> {
     let step = (n / 400).max(1);
     let mut points: Vec<(f64, f64)> = (0..n)
         .step_by(step)
-        .map(|i| (sorted_us[i].max(1) as f64 / 1000.0, (i + 1) as f64 / n as f64))
+        .map(|i| {
+            (
+                sorted_us[i].max(1) as f64 / 1000.0,
+                (i + 1) as f64 / n as f64,
+            )
+        })
         .collect();
     points.push((sorted_us[n - 1].max(1) as f64 / 1000.0, 1.0));
     points
@@ -52,7 +57,9 @@ pub fn latency_cdf(path: &Path, title: &str, series: &[Series<'_>]) -> anyhow::R
         chart
             .draw_series(LineSeries::new(cdf(s.sorted_us), color.stroke_width(2)))?
             .label(s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()

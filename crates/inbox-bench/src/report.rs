@@ -45,7 +45,12 @@ pub fn markdown_table(results: &Results) -> String {
     }
     out.push_str("---|\n");
     for m in &results.measures {
-        out.push_str(&format!("| `{}` | {} | {} |", m.name, m.unit, number(m.ours)));
+        out.push_str(&format!(
+            "| `{}` | {} | {} |",
+            m.name,
+            m.unit,
+            number(m.ours)
+        ));
         for peer in PEERS {
             let v = m.peers.get(peer).map(|&v| number(v)).unwrap_or_default();
             out.push_str(&format!(" {v} |"));

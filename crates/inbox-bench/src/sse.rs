@@ -96,7 +96,11 @@ impl Subscription {
             stream,
             raw,
             text: Vec::with_capacity(1024),
-            body: if chunked { Body::ChunkSize } else { Body::Plain },
+            body: if chunked {
+                Body::ChunkSize
+            } else {
+                Body::Plain
+            },
         })
     }
 
@@ -215,7 +219,9 @@ fn parse_block(block: &[u8]) -> Option<Frame> {
             {
                 let digits = &v[at + SEQ_MARKER.len()..];
                 let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
-                seq = std::str::from_utf8(&digits[..n]).ok().and_then(|s| s.parse().ok());
+                seq = std::str::from_utf8(&digits[..n])
+                    .ok()
+                    .and_then(|s| s.parse().ok());
             }
         }
     }
@@ -239,7 +245,8 @@ mod tests {
 
     #[test]
     fn frames_are_parsed_with_id_and_seq() {
-        let f = parse_block(b"id: 7-0\nevent: add\ndata: {\"prompt\":\"bench-seq=42; x\"}").unwrap();
+        let f =
+            parse_block(b"id: 7-0\nevent: add\ndata: {\"prompt\":\"bench-seq=42; x\"}").unwrap();
         assert_eq!(f.id.as_deref(), Some("7-0"));
         assert_eq!(f.seq, Some(42));
         assert!(parse_block(b":keepalive").is_none());

@@ -94,13 +94,14 @@ impl Server {
                     .arg("--token")
                     .arg(format!("bench-reviewer:reviewer:{REVIEWER}"));
                 for (i, asker) in ASKERS.iter().enumerate() {
-                    c.arg("--token").arg(format!("bench-asker-{i}:asker:{asker}"));
+                    c.arg("--token")
+                        .arg(format!("bench-asker-{i}:asker:{asker}"));
                 }
                 if let Kind::InboxRedis { url } = &kind {
-                    c.arg("--redis").arg(url).arg("--redis-prefix").arg(format!(
-                        "bench:{}:{port}",
-                        std::process::id()
-                    ));
+                    c.arg("--redis")
+                        .arg(url)
+                        .arg("--redis-prefix")
+                        .arg(format!("bench:{}:{port}", std::process::id()));
                 }
                 c.env("RUST_LOG", "warn");
                 c
@@ -213,7 +214,11 @@ fn nchan_conf(dir: &Path, addr: SocketAddr) -> anyhow::Result<String> {
     }
     let d = dir.display();
     // As root, nginx would hand its workers to `nobody`, who cannot write here.
-    let user = if running_as_root() { "user root;\n" } else { "" };
+    let user = if running_as_root() {
+        "user root;\n"
+    } else {
+        ""
+    };
     Ok(format!(
         "{user}load_module {NCHAN_MODULE};
 daemon off;

@@ -20,7 +20,11 @@ impl Drop for Floor {
 }
 
 fn start_floor() -> (Floor, std::net::SocketAddr) {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
     let child = Command::new(env!("CARGO_BIN_EXE_bench-floor"))
         .arg("--bind")
@@ -51,7 +55,12 @@ async fn every_subscriber_gets_every_frame_once() {
     let mut one = Subscription::open(&spec(addr), None).await.unwrap();
     let mut fanout = Fanout::new(spec(addr));
     fanout.grow_to(300).await.unwrap();
-    let mut publisher = Publisher::new(PublishDoor::Raw { url: format!("http://{addr}/pub") }, 50);
+    let mut publisher = Publisher::new(
+        PublishDoor::Raw {
+            url: format!("http://{addr}/pub"),
+        },
+        50,
+    );
     let range = publisher.run(50, 10).await.unwrap();
     assert_eq!(range, 0..10);
 
@@ -65,7 +74,10 @@ async fn every_subscriber_gets_every_frame_once() {
         assert_eq!(frame.id.as_deref(), Some(seq.to_string().as_str()));
         assert!(frame.data_len > 50);
     }
-    fanout.settle(300 * 10, Duration::from_secs(10)).await.unwrap();
+    fanout
+        .settle(300 * 10, Duration::from_secs(10))
+        .await
+        .unwrap();
     let reports = fanout.collect().await.unwrap();
     assert_eq!(reports.len(), 300);
     for r in &reports {
@@ -79,10 +91,17 @@ async fn every_subscriber_gets_every_frame_once() {
         done.await.unwrap().unwrap();
     }
     publisher.run(50, 2).await.unwrap();
-    fanout.settle(300 * 2, Duration::from_secs(10)).await.unwrap();
+    fanout
+        .settle(300 * 2, Duration::from_secs(10))
+        .await
+        .unwrap();
     let reports = fanout.collect().await.unwrap();
     assert!(reports.iter().all(|r| r.reconnected_at.is_some()));
-    assert!(reports.iter().all(|r| r.arrivals.iter().map(|(s, _)| *s).eq(10..12)));
+    assert!(
+        reports
+            .iter()
+            .all(|r| r.arrivals.iter().map(|(s, _)| *s).eq(10..12))
+    );
 }
 
 #[tokio::test]

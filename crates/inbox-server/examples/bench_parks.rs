@@ -63,8 +63,16 @@ async fn main() -> anyhow::Result<()> {
     let json: Vec<(String, &str, f64)> = rows
         .iter()
         .map(|(store, m)| {
-            let slug = if store.starts_with("SQLite") { "sqlite" } else { "redis1" };
-            (format!("parks.{slug}.resumes_per_s"), "1/s", m.resumes_per_s)
+            let slug = if store.starts_with("SQLite") {
+                "sqlite"
+            } else {
+                "redis1"
+            };
+            (
+                format!("parks.{slug}.resumes_per_s"),
+                "1/s",
+                m.resumes_per_s,
+            )
         })
         .collect();
     bench_args::write_json(&json)?;
@@ -167,7 +175,10 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
     })
     .await?;
 
-    eprintln!("answering {} questions ...", scaled(PARKS) * QUESTIONS_PER_PARK);
+    eprintln!(
+        "answering {} questions ...",
+        scaled(PARKS) * QUESTIONS_PER_PARK
+    );
     let started = Instant::now();
     let parks = Arc::new(parks);
     let last_answered: Vec<(String, Instant)> = in_parallel(scaled(PARKS), |p| {

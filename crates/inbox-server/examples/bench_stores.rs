@@ -72,8 +72,16 @@ async fn main() -> anyhow::Result<()> {
     );
     let mut json: Vec<(String, &str, f64)> = Vec::new();
     for (setup, r) in &results {
-        json.push((format!("throughput.{}.asks_per_s", setup.slug()), "1/s", r.asks_per_s));
-        json.push((format!("throughput.{}.answers_per_s", setup.slug()), "1/s", r.answers_per_s));
+        json.push((
+            format!("throughput.{}.asks_per_s", setup.slug()),
+            "1/s",
+            r.asks_per_s,
+        ));
+        json.push((
+            format!("throughput.{}.answers_per_s", setup.slug()),
+            "1/s",
+            r.answers_per_s,
+        ));
     }
     bench_args::write_json(&json)?;
     println!("| store | workers | asks/s | answers/s | SSE delivery p50 | SSE delivery p99 |");

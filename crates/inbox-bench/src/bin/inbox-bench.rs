@@ -164,7 +164,9 @@ async fn main() -> anyhow::Result<()> {
         if kind == Kind::InboxSqlite {
             frame_bytes = bytes;
             // The peers deliver `{"prompt":"bench-seq=N; <padding>"}`: make it as long as ours.
-            let bare = serde_json::json!({"prompt": "bench-seq=0; "}).to_string().len();
+            let bare = serde_json::json!({"prompt": "bench-seq=0; "})
+                .to_string()
+                .len();
             peer_padding = bytes.saturating_sub(bare).max(1);
         }
         fanouts.extend(f);
@@ -174,8 +176,8 @@ async fn main() -> anyhow::Result<()> {
     let mut measures = fanout_measures(&plan, &fanouts);
     measures.extend(storm_measures(&plan, &storms));
     for path in &args.include {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let included: Vec<Included> =
             serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
         measures.extend(
