@@ -33,7 +33,13 @@ use serde_json::{Value, json};
 mod bench_args;
 use bench_args::scaled;
 
-const ASKER: &str = "bench-asker-secret-0123456789";
+/// Several askers, so the throughput phase stays under each asker's pending limit (1,000).
+const ASKERS: [&str; 4] = [
+    "bench-asker-0-secret-0123456789",
+    "bench-asker-1-secret-0123456789",
+    "bench-asker-2-secret-0123456789",
+    "bench-asker-3-secret-0123456789",
+];
 const REVIEWER: &str = "bench-reviewer-secret-0123456789";
 
 /// Questions asked (then answered) in the throughput phase.
@@ -163,7 +169,7 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
         let (http, bases) = (http.clone(), bases.clone());
         move |i| {
             let (http, base) = (http.clone(), bases[i % bases.len()].clone());
-            async move { ask(&http, &base, &format!("throughput {i}")).await }
+            async move { ask(&http, &base, i, &format!("throughput {i}")).await }
         }
     })
     .await?;
@@ -202,7 +208,7 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
         asks.push(tokio::spawn(async move {
             let prompt = format!("paced {i}");
             sent.lock().unwrap().insert(prompt.clone(), Instant::now());
-            ask(&http, &base, &prompt).await
+            ask(&http, &base, i, &prompt).await
         }));
     }
     for handle in asks {
@@ -246,10 +252,10 @@ where
         .collect()
 }
 
-async fn ask(http: &reqwest::Client, base: &str, prompt: &str) -> anyhow::Result<String> {
+async fn ask(http: &reqwest::Client, base: &str, i: usize, prompt: &str) -> anyhow::Result<String> {
     let created: Value = http
         .post(format!("{base}/api/interactions"))
-        .bearer_auth(ASKER)
+        .bearer_auth(ASKERS[i % ASKERS.len()])
         .json(&json!({"prompt": prompt, "answer_format": "confirm"}))
         .send()
         .await?
@@ -316,7 +322,10 @@ fn ms(d: Duration) -> f64 {
 
 fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
     Ok(vec![
-        format!("bench-bot:asker:{ASKER}").parse()?,
+        format!("bench-bot-0:asker:{}", ASKERS[0]).parse()?,
+        format!("bench-bot-1:asker:{}", ASKERS[1]).parse()?,
+        format!("bench-bot-2:asker:{}", ASKERS[2]).parse()?,
+        format!("bench-bot-3:asker:{}", ASKERS[3]).parse()?,
         format!("bench-reviewer:reviewer:{REVIEWER}").parse()?,
     ])
 }
