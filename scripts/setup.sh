@@ -16,6 +16,8 @@ APT_PACKAGES=(
   redis-server dbus dbus-x11 gnome-keyring libsecret-1-dev
   # screenshots of the web UI
   chromium
+  # the peer the SSE fan-out is benchmarked against (scripts/bench.sh): nginx with nchan
+  nginx-light libnginx-mod-nchan
 )
 
 missing=()

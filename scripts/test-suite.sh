@@ -31,6 +31,9 @@ stage ui-screenshots bash -c 'cd ui && npm run screenshots'
 stage lint cargo clippy --workspace --all-targets --locked -- -D warnings
 # --no-fail-fast: one red test binary must not hide the others from the report.
 stage rust-tests cargo test --workspace --locked --no-fail-fast
+# The benchmark harness in its tiny mode (debug build, seconds): every measure of
+# artifacts/bench/results.json must come out with numbers, against nginx-nchan and the floor too.
+stage bench-harness env INBOX_BENCH_OUT="$ARTIFACTS_DIR/bench-tiny" bash scripts/bench.sh --tiny
 # The fault campaign (docs/reliability.md): 50 seeded faults over SQLite and Redis, zero lost.
 stage chaos bash scripts/chaos.sh --faults 50 --seed 15
 # Run through bash, so a lost run bit cannot turn the stage into a silent skip.

@@ -28,6 +28,10 @@ use futures::StreamExt;
 use inbox_server::{ServerConfig, TokenSpec};
 use serde_json::{Value, json};
 
+#[path = "support/bench_args.rs"]
+mod bench_args;
+use bench_args::scaled;
+
 const PARKS: usize = 1000;
 const QUESTIONS_PER_PARK: usize = 3;
 const CONCURRENCY: usize = 16;
@@ -52,9 +56,26 @@ async fn main() -> anyhow::Result<()> {
         None => eprintln!("no INBOX_REDIS_URL / INBOX_TEST_REDIS_URL: Redis not measured"),
     }
     println!(
-        "{PARKS} parks of {QUESTIONS_PER_PARK}, webhook continuation to a receiver on loopback; \
-         {CONCURRENCY} clients answering\n"
+        "{} parks of {QUESTIONS_PER_PARK}, webhook continuation to a receiver on loopback; \
+         {CONCURRENCY} clients answering\n",
+        scaled(PARKS)
     );
+    let json: Vec<(String, &str, f64)> = rows
+        .iter()
+        .map(|(store, m)| {
+            let slug = if store.starts_with("SQLite") {
+                "sqlite"
+            } else {
+                "redis1"
+            };
+            (
+                format!("parks.{slug}.resumes_per_s"),
+                "1/s",
+                m.resumes_per_s,
+            )
+        })
+        .collect();
+    bench_args::write_json(&json)?;
     println!("| store | resumes/s | lag p50 | lag p99 | lag max |");
     println!("|---|---:|---:|---:|---:|");
     for (store, m) in rows {
@@ -121,11 +142,12 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
         .build()?;
 
     eprintln!(
-        "parking {PARKS} parks ({}) ...",
+        "parking {} parks ({}) ...",
+        scaled(PARKS),
         if redis.is_some() { "redis" } else { "sqlite" }
     );
     let expiry = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
-    let parks: Vec<Vec<String>> = in_parallel(PARKS, |p| {
+    let parks: Vec<Vec<String>> = in_parallel(scaled(PARKS), |p| {
         let (http, base, hook, expiry) = (http.clone(), base.clone(), hook.clone(), expiry.clone());
         async move {
             let ask = json!({"prompt": format!("park {p}"), "answer_format": "confirm",
@@ -153,10 +175,13 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
     })
     .await?;
 
-    eprintln!("answering {} questions ...", PARKS * QUESTIONS_PER_PARK);
+    eprintln!(
+        "answering {} questions ...",
+        scaled(PARKS) * QUESTIONS_PER_PARK
+    );
     let started = Instant::now();
     let parks = Arc::new(parks);
-    let last_answered: Vec<(String, Instant)> = in_parallel(PARKS, |p| {
+    let last_answered: Vec<(String, Instant)> = in_parallel(scaled(PARKS), |p| {
         let (http, base, parks) = (http.clone(), base.clone(), parks.clone());
         async move {
             let ids = &parks[p];
@@ -173,18 +198,19 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
     })
     .await?;
     let deadline = Instant::now() + Duration::from_secs(300);
-    while arrivals.lock().unwrap().len() < PARKS {
+    while arrivals.lock().unwrap().len() < scaled(PARKS) {
         if Instant::now() > deadline {
             bail!(
-                "only {} of {PARKS} resumes arrived",
-                arrivals.lock().unwrap().len()
+                "only {} of {} resumes arrived",
+                arrivals.lock().unwrap().len(),
+                scaled(PARKS)
             );
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let arrived = arrivals.lock().unwrap().clone();
     let last = arrived.values().max().copied().context("no arrivals")?;
-    let resumes_per_s = PARKS as f64 / last.duration_since(started).as_secs_f64();
+    let resumes_per_s = scaled(PARKS) as f64 / last.duration_since(started).as_secs_f64();
     let mut lags: Vec<Duration> = last_answered
         .iter()
         .map(|(id, answered)| arrived[id].saturating_duration_since(*answered))

@@ -29,7 +29,17 @@ use futures::StreamExt;
 use inbox_server::{RunningServer, ServerConfig, TokenSpec};
 use serde_json::{Value, json};
 
-const ASKER: &str = "bench-asker-secret-0123456789";
+#[path = "support/bench_args.rs"]
+mod bench_args;
+use bench_args::scaled;
+
+/// Several askers, so the throughput phase stays under each asker's pending limit (1,000).
+const ASKERS: [&str; 4] = [
+    "bench-asker-0-secret-0123456789",
+    "bench-asker-1-secret-0123456789",
+    "bench-asker-2-secret-0123456789",
+    "bench-asker-3-secret-0123456789",
+];
 const REVIEWER: &str = "bench-reviewer-secret-0123456789";
 
 /// Questions asked (then answered) in the throughput phase.
@@ -61,9 +71,25 @@ async fn main() -> anyhow::Result<()> {
     }
 
     println!(
-        "{QUESTIONS} questions from {CONCURRENCY} concurrent clients; \
-         latency over {PACED_ASKS} asks paced at {PACED_RATE}/s\n"
+        "{} questions from {CONCURRENCY} concurrent clients; \
+         latency over {} asks paced at {PACED_RATE}/s\n",
+        scaled(QUESTIONS),
+        scaled(PACED_ASKS)
     );
+    let mut json: Vec<(String, &str, f64)> = Vec::new();
+    for (setup, r) in &results {
+        json.push((
+            format!("throughput.{}.asks_per_s", setup.slug()),
+            "1/s",
+            r.asks_per_s,
+        ));
+        json.push((
+            format!("throughput.{}.answers_per_s", setup.slug()),
+            "1/s",
+            r.answers_per_s,
+        ));
+    }
+    bench_args::write_json(&json)?;
     println!("| store | workers | asks/s | answers/s | SSE delivery p50 | SSE delivery p99 |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (setup, r) in &results {
@@ -139,18 +165,18 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
 
     // Throughput: asks, then answers, each from CONCURRENCY clients.
     let started = Instant::now();
-    let ids = in_parallel(QUESTIONS, {
+    let ids = in_parallel(scaled(QUESTIONS), {
         let (http, bases) = (http.clone(), bases.clone());
         move |i| {
             let (http, base) = (http.clone(), bases[i % bases.len()].clone());
-            async move { ask(&http, &base, &format!("throughput {i}")).await }
+            async move { ask(&http, &base, i, &format!("throughput {i}")).await }
         }
     })
     .await?;
-    let asks_per_s = QUESTIONS as f64 / started.elapsed().as_secs_f64();
+    let asks_per_s = scaled(QUESTIONS) as f64 / started.elapsed().as_secs_f64();
     let ids = Arc::new(ids);
     let started = Instant::now();
-    in_parallel(QUESTIONS, {
+    in_parallel(scaled(QUESTIONS), {
         let (http, bases, ids) = (http.clone(), bases.clone(), ids.clone());
         move |i| {
             let (http, base, id) = (
@@ -162,7 +188,7 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
         }
     })
     .await?;
-    let answers_per_s = QUESTIONS as f64 / started.elapsed().as_secs_f64();
+    let answers_per_s = scaled(QUESTIONS) as f64 / started.elapsed().as_secs_f64();
 
     // Latency: paced asks, timed to their `add` frame on a stream held on the first worker.
     let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
@@ -175,21 +201,21 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
         .error_for_status()?;
     let reader = tokio::spawn(read_add_frames(stream, arrived_tx));
     let mut pace = tokio::time::interval(Duration::from_secs(1) / PACED_RATE);
-    let mut asks = Vec::with_capacity(PACED_ASKS);
-    for i in 0..PACED_ASKS {
+    let mut asks = Vec::with_capacity(scaled(PACED_ASKS));
+    for i in 0..scaled(PACED_ASKS) {
         pace.tick().await;
         let (http, base, sent) = (http.clone(), bases[i % bases.len()].clone(), sent.clone());
         asks.push(tokio::spawn(async move {
             let prompt = format!("paced {i}");
             sent.lock().unwrap().insert(prompt.clone(), Instant::now());
-            ask(&http, &base, &prompt).await
+            ask(&http, &base, i, &prompt).await
         }));
     }
     for handle in asks {
         handle.await??;
     }
-    let mut latencies = Vec::with_capacity(PACED_ASKS);
-    while latencies.len() < PACED_ASKS {
+    let mut latencies = Vec::with_capacity(scaled(PACED_ASKS));
+    while latencies.len() < scaled(PACED_ASKS) {
         let (prompt, at) = tokio::time::timeout(Duration::from_secs(10), arrived_rx.recv())
             .await
             .context("an add frame went missing")?
@@ -226,10 +252,10 @@ where
         .collect()
 }
 
-async fn ask(http: &reqwest::Client, base: &str, prompt: &str) -> anyhow::Result<String> {
+async fn ask(http: &reqwest::Client, base: &str, i: usize, prompt: &str) -> anyhow::Result<String> {
     let created: Value = http
         .post(format!("{base}/api/interactions"))
-        .bearer_auth(ASKER)
+        .bearer_auth(ASKERS[i % ASKERS.len()])
         .json(&json!({"prompt": prompt, "answer_format": "confirm"}))
         .send()
         .await?
@@ -296,7 +322,10 @@ fn ms(d: Duration) -> f64 {
 
 fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
     Ok(vec![
-        format!("bench-bot:asker:{ASKER}").parse()?,
+        format!("bench-bot-0:asker:{}", ASKERS[0]).parse()?,
+        format!("bench-bot-1:asker:{}", ASKERS[1]).parse()?,
+        format!("bench-bot-2:asker:{}", ASKERS[2]).parse()?,
+        format!("bench-bot-3:asker:{}", ASKERS[3]).parse()?,
         format!("bench-reviewer:reviewer:{REVIEWER}").parse()?,
     ])
 }

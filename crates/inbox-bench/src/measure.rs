@@ -1,0 +1,232 @@
+//! The results file (`artifacts/bench/results.json`): one [`Measure`] per figure, ours next to
+//! each peer with the ratio, plus the run's setup. The names every run must contain are
+//! defined here once ([`expected_names`]) for the harness and for `bench-report --check`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Peers of the SSE fan-out, in the order they are shown.
+pub const PEERS: [&str; 2] = ["floor", "nchan"];
+/// Our variants of the SSE fan-out.
+pub const OURS: [&str; 2] = ["sqlite", "redis"];
+/// Figures measured per subscriber count and variant.
+pub const FANOUT_FIGURES: [(&str, &str); 5] = [
+    ("p50", "ms"),
+    ("p99", "ms"),
+    ("max", "ms"),
+    ("mem_per_sub", "KiB"),
+    ("undelivered", "frames"),
+];
+/// Figures of the resume storm.
+pub const STORM_FIGURES: [(&str, &str); 3] = [
+    ("catchup", "s"),
+    ("missing", "frames"),
+    ("duplicated", "frames"),
+];
+/// Throughput figures written by the inbox-server examples (`--json`).
+pub const THROUGHPUT_NAMES: [&str; 8] = [
+    "throughput.sqlite.asks_per_s",
+    "throughput.sqlite.answers_per_s",
+    "throughput.redis1.asks_per_s",
+    "throughput.redis1.answers_per_s",
+    "throughput.redis2.asks_per_s",
+    "throughput.redis2.answers_per_s",
+    "parks.sqlite.resumes_per_s",
+    "parks.redis1.resumes_per_s",
+];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measure {
+    pub name: String,
+    pub unit: String,
+    pub ours: f64,
+    /// The same figure for each peer measured.
+    #[serde(default)]
+    pub peers: BTreeMap<String, f64>,
+    /// ours / peer, for each peer (absent when the peer's figure is 0).
+    #[serde(default)]
+    pub ratio: BTreeMap<String, f64>,
+    /// Goals from issue #12 this figure is held to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goals: Vec<Goal>,
+}
+
+/// `ours / peer ≤ max_ratio`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Goal {
+    pub peer: String,
+    pub max_ratio: f64,
+    pub met: bool,
+}
+
+impl Measure {
+    pub fn new(name: impl Into<String>, unit: &str, ours: f64) -> Measure {
+        Measure {
+            name: name.into(),
+            unit: unit.to_owned(),
+            ours,
+            peers: BTreeMap::new(),
+            ratio: BTreeMap::new(),
+            goals: Vec::new(),
+        }
+    }
+
+    pub fn peer(mut self, peer: &str, value: f64) -> Measure {
+        self.peers.insert(peer.to_owned(), value);
+        if value > 0.0 {
+            self.ratio.insert(peer.to_owned(), self.ours / value);
+        }
+        self
+    }
+
+    pub fn goal(mut self, peer: &str, max_ratio: f64) -> Measure {
+        let met = match self.peers.get(peer) {
+            Some(&p) if p > 0.0 => self.ours / p <= max_ratio,
+            // A peer at zero: only zero matches it.
+            Some(_) => self.ours <= 0.0,
+            None => false,
+        };
+        self.goals.push(Goal {
+            peer: peer.to_owned(),
+            max_ratio,
+            met,
+        });
+        self
+    }
+}
+
+/// What was run, to read the figures by.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Setup {
+    pub mode: String,
+    pub command: String,
+    pub date: String,
+    pub machine: String,
+    pub subscriber_counts: Vec<usize>,
+    pub storm_subscribers: usize,
+    pub rate_per_s: u32,
+    pub messages_per_count: u32,
+    pub payload_bytes: usize,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub setup: Setup,
+    pub measures: Vec<Measure>,
+    /// SVG plots, relative to the results file.
+    #[serde(default)]
+    pub plots: Vec<String>,
+}
+
+pub fn fanout_name(count: usize, ours: &str, figure: &str) -> String {
+    format!("sse.{count}.{ours}.{figure}")
+}
+
+pub fn storm_name(count: usize, ours: &str, figure: &str) -> String {
+    format!("storm.{count}.{ours}.{figure}")
+}
+
+/// Every measure a run with this setup must hold, with the peers each must carry.
+pub fn expected_names(setup: &Setup) -> Vec<(String, Vec<&'static str>)> {
+    let mut names = Vec::new();
+    for &count in &setup.subscriber_counts {
+        for ours in OURS {
+            for (figure, _) in FANOUT_FIGURES {
+                names.push((fanout_name(count, ours, figure), PEERS.to_vec()));
+            }
+        }
+    }
+    for ours in OURS {
+        for (figure, _) in STORM_FIGURES {
+            names.push((
+                storm_name(setup.storm_subscribers, ours, figure),
+                vec!["nchan"],
+            ));
+        }
+    }
+    for name in THROUGHPUT_NAMES {
+        names.push((name.to_owned(), Vec::new()));
+    }
+    names
+}
+
+/// What is wrong with `results`: each expected measure missing, or without a finite figure
+/// for ours or for one of its peers. Empty when complete.
+pub fn problems(results: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, peers) in expected_names(&results.setup) {
+        let Some(m) = results.measures.iter().find(|m| m.name == name) else {
+            out.push(format!("{name}: missing"));
+            continue;
+        };
+        if !m.ours.is_finite() {
+            out.push(format!("{name}: ours is not a number"));
+        }
+        for peer in peers {
+            match m.peers.get(peer) {
+                Some(v) if v.is_finite() => {}
+                _ => out.push(format!("{name}: no figure for {peer}")),
+            }
+        }
+    }
+    if results.setup.subscriber_counts.is_empty() {
+        out.push("setup: no subscriber counts".to_owned());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> Setup {
+        Setup {
+            mode: "tiny".into(),
+            command: String::new(),
+            date: String::new(),
+            machine: String::new(),
+            subscriber_counts: vec![10],
+            storm_subscribers: 10,
+            rate_per_s: 1,
+            messages_per_count: 1,
+            payload_bytes: 1,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn a_missing_peer_or_measure_is_a_problem() {
+        let mut measures: Vec<Measure> = expected_names(&setup())
+            .into_iter()
+            .map(|(n, peers)| {
+                peers
+                    .into_iter()
+                    .fold(Measure::new(n, "ms", 1.0), |m, p| m.peer(p, 2.0))
+            })
+            .collect();
+        let mut results = Results {
+            setup: setup(),
+            measures: measures.clone(),
+            plots: vec![],
+        };
+        assert!(problems(&results).is_empty());
+        measures[0].peers.remove("nchan");
+        measures.pop();
+        results.measures = measures;
+        assert_eq!(problems(&results).len(), 2);
+    }
+
+    #[test]
+    fn goals_compare_the_ratio() {
+        let m = Measure::new("x", "ms", 3.0)
+            .peer("nchan", 2.0)
+            .goal("nchan", 1.0)
+            .goal("nchan", 2.0);
+        assert!(!m.goals[0].met);
+        assert!(m.goals[1].met);
+        assert_eq!(m.ratio["nchan"], 1.5);
+    }
+}

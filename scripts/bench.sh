@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The benchmarks side by side (docs/benchmarks.md, issue #12): builds the binaries, runs the
+# throughput examples and the SSE fan-out harness (inbox serve on SQLite and on Redis, a bare
+# broadcast floor, nginx-nchan), prints one table with goal marks and writes
+# artifacts/bench/results.json plus SVG latency plots.
+#
+#   scripts/bench.sh            full run: 1,000 / 5,000 / 10,000 subscribers (~10 min)
+#   scripts/bench.sh --quick    1,000 subscribers, shorter phases (~3 min with warm builds)
+#   scripts/bench.sh --tiny     debug build, 20 subscribers, seconds: checks that the harness
+#                               still yields every measure (the test suite's bench-harness stage)
+#   --docs                      also regenerate the generated section of docs/benchmarks.md
+#
+# Needs redis-server and nginx with libnginx-mod-nchan (scripts/setup.sh installs both); starts
+# its own redis-server on a free loopback port and stops it at the end. INBOX_BENCH_OUT moves
+# the output folder. Exit 1 when a harness fails or a measure is missing from the results.
+set -euo pipefail
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$REPO_ROOT/scripts/env.sh"
+cd "$REPO_ROOT"
+
+mode=full
+docs=""
+for arg in "$@"; do
+  case "$arg" in
+    --quick) mode=quick ;;
+    --tiny) mode=tiny ;;
+    --docs) docs=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "unknown option $arg (use --quick, --tiny, --docs)" >&2; exit 2 ;;
+  esac
+done
+
+case "$mode" in
+  full) profile=release; scale=1 ;;
+  quick) profile=release; scale=0.5 ;;
+  tiny) profile=debug; scale=0.01 ;;
+esac
+cargo_profile=(); [ "$profile" = release ] && cargo_profile=(--release)
+OUT="${INBOX_BENCH_OUT:-$REPO_ROOT/artifacts/bench}"
+mkdir -p "$OUT"
+BIN="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/$profile"
+
+NCHAN_MODULE=/usr/lib/nginx/modules/ngx_nchan_module.so
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] || [ ! -e "$NCHAN_MODULE" ]; then
+  echo "nginx with the nchan module is missing: run scripts/setup.sh (nginx-light, libnginx-mod-nchan)" >&2
+  exit 1
+fi
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+echo "==> building ($profile)"
+if [ "$mode" = tiny ] && [ "${CI:-}" = true ]; then
+  # In the suite, right after `cargo test --workspace`: the same build (bins and examples
+  # included), so nothing is compiled again.
+  cargo test --workspace --locked --no-run
+else
+  nice cargo build --locked "${cargo_profile[@]}" -p inbox-cli -p inbox-bench -p inbox-server --bins --examples
+fi
+
+WORK="$(mktemp -d -t inbox-bench.XXXXXX)"
+REDIS_PID=""
+cleanup() {
+  [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" \
+  --daemonize no >"$WORK/redis.log" 2>&1 &
+REDIS_PID=$!
+answered=""
+for _ in $(seq 1 50); do
+  [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && { answered=1; break; }
+  sleep 0.1
+done
+if [ -z "$answered" ]; then
+  echo "redis-server on port $port never answered PING:" >&2; cat "$WORK/redis.log" >&2; exit 1
+fi
+REDIS_URL="redis://127.0.0.1:$port"
+
+echo "==> throughput: asks/s and answers/s (SQLite, Redis 1 and 2 workers), scale $scale"
+INBOX_REDIS_URL="$REDIS_URL" "$BIN/examples/bench_stores" --scale "$scale" --json "$OUT/throughput.json"
+echo "==> parks: resumes/s, scale $scale"
+INBOX_REDIS_URL="$REDIS_URL" "$BIN/examples/bench_parks" --scale "$scale" --json "$OUT/parks.json"
+
+echo "==> SSE fan-out and resume storm ($mode)"
+"$BIN/inbox-bench" --mode "$mode" --out "$OUT" --inbox "$BIN/inbox" --floor "$BIN/bench-floor" \
+  --nginx "$NGINX" --redis "$REDIS_URL" \
+  --include "$OUT/throughput.json" --include "$OUT/parks.json" \
+  --command "scripts/bench.sh $*"
+
+echo "==> results ($OUT/results.json)"
+report=("$BIN/bench-report" "$OUT/results.json" --check)
+[ -n "$docs" ] && report+=(--docs "$REPO_ROOT/docs/benchmarks.md")
+"${report[@]}"
