@@ -12,8 +12,13 @@ INBOX_SKIP_TAURI_DRIVER=1 "$REPO_ROOT/scripts/setup.sh"
 source "$REPO_ROOT/scripts/env.sh"
 cd "$REPO_ROOT"
 
-echo "==> building the web UI (the app embeds ui/dist)" >&2
-(cd ui && npm run build) >&2
+# The app embeds ui/dist at compile time. Rebuilt only when a UI input is newer: a rebuilt dist
+# (new mtimes) makes cargo recompile the release app, minutes on a small machine.
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/public ui/index.html ui/package-lock.json ui/vite.config.* ui/tsconfig*.json \
+    -newer ui/dist/index.html -print -quit 2>/dev/null)" ]; then
+  echo "==> building the web UI (the app embeds ui/dist)" >&2
+  (cd ui && npm run build) >&2
+fi
 # tauri/custom-protocol is what `tauri build` turns on: the app serves its embedded UI and is not
 # a dev build. Both binaries in one cargo run so their shared crates are built once.
 echo "==> release build of the desktop app and the inbox CLI" >&2
