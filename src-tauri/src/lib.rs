@@ -111,8 +111,18 @@ fn setup(
     let engine = desk.engine.clone();
     let presence = desk.presence.clone();
     app.manage(desk);
+    app.manage(presence.clone());
 
-    let tray = tray::Tray::build(app, presence.do_not_disturb()).context("build the tray icon")?;
+    let tray = tray::Tray::build(app, presence.do_not_disturb(), |app| {
+        let desk = app.state::<Desk>();
+        let on = !desk.presence.do_not_disturb();
+        desk.set_do_not_disturb(on);
+        // The window's own switch must show what the tray just did.
+        if let Err(e) = app.emit(views::DO_NOT_DISTURB_EVENT, on) {
+            tracing::warn!(error = %e, "could not tell the window about Do not disturb");
+        }
+    })
+    .context("build the tray icon")?;
     app.state::<Desk>().attach_tray(tray);
 
     if let Some(main) = app.get_webview_window(window::MAIN) {

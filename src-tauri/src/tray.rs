@@ -4,11 +4,9 @@
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri::{AppHandle, Manager, Wry};
 
-use crate::desk::Desk;
 use crate::tray_badge;
-use crate::views::DO_NOT_DISTURB_EVENT;
 use crate::window;
 
 const OPEN: &str = "open";
@@ -24,7 +22,13 @@ pub struct Tray {
 }
 
 impl Tray {
-    pub fn build(app: &AppHandle<Wry>, do_not_disturb: bool) -> tauri::Result<Tray> {
+    /// `toggle_do_not_disturb` runs when the menu's switch is clicked: the owner of the setting
+    /// (the desk) flips it, saves it and shows it here again — the tray only reports the click.
+    pub fn build(
+        app: &AppHandle<Wry>,
+        do_not_disturb: bool,
+        toggle_do_not_disturb: impl Fn(&AppHandle<Wry>) + Send + Sync + 'static,
+    ) -> tauri::Result<Tray> {
         let open = MenuItem::with_id(app, OPEN, "Open inbox", true, None::<&str>)?;
         let count = MenuItem::with_id(app, COUNT, count_label(0), false, None::<&str>)?;
         let dnd = CheckMenuItem::with_id(
@@ -43,17 +47,9 @@ impl Tray {
             .tooltip("Interactions Inbox")
             .menu(&menu)
             .show_menu_on_left_click(false)
-            .on_menu_event(|app, event| match event.id().as_ref() {
+            .on_menu_event(move |app, event| match event.id().as_ref() {
                 OPEN => window::reveal(app),
-                DND => {
-                    let desk = app.state::<Desk>();
-                    let on = !desk.presence.do_not_disturb();
-                    desk.set_do_not_disturb(on);
-                    // The window's own switch must show what the tray just did.
-                    if let Err(e) = app.emit(DO_NOT_DISTURB_EVENT, on) {
-                        tracing::warn!(error = %e, "could not tell the window about Do not disturb");
-                    }
-                }
+                DND => toggle_do_not_disturb(app),
                 QUIT => app.exit(0),
                 _ => {}
             })

@@ -1,9 +1,11 @@
 //! The main window: closing hides it to the tray, and whether the reviewer is looking at it
 //! decides whether a new question also pops up a notification.
 
+use std::sync::Arc;
+
 use tauri::{AppHandle, Manager, Runtime, WebviewWindow, WindowEvent};
 
-use crate::desk::Desk;
+use crate::notifications::Presence;
 
 pub const MAIN: &str = "main";
 
@@ -21,20 +23,23 @@ pub fn on_event<R: Runtime>(window: &tauri::Window<R>, event: &WindowEvent) {
     if window.label() != MAIN {
         return;
     }
-    let desk = window.state::<Desk>();
+    // Presence is managed on its own at set-up, so the window needs nothing else of the app.
+    let Some(presence) = window.try_state::<Arc<Presence>>() else {
+        return;
+    };
     match event {
         WindowEvent::CloseRequested { api, .. } => {
             // The app lives on in the tray; Quit is in the tray menu.
             api.prevent_close();
             let _ = window.hide();
-            desk.presence.set_window_attentive(false);
-            desk.presence.set_window_visible(false);
+            presence.set_window_attentive(false);
+            presence.set_window_visible(false);
         }
         WindowEvent::Focused(focused) => {
             let showing =
                 window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
-            desk.presence.set_window_attentive(*focused && showing);
-            desk.presence.set_window_visible(showing);
+            presence.set_window_attentive(*focused && showing);
+            presence.set_window_visible(showing);
         }
         _ => {}
     }
