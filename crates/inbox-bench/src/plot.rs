@@ -17,7 +17,7 @@ fn cdf(sorted_us: &[u64]) -> Vec<(f64, f64)> {
     if n == 0 {
         return Vec::new();
     }
-    let step = (n / 400).max(1);
+    let step = n.div_ceil(400).max(1);
     let mut points: Vec<(f64, f64)> = (0..n)
         .step_by(step)
         .map(|i| {
