@@ -38,7 +38,16 @@ after(async () => {
 });
 
 const box = (label) => `${VIEW}//label[contains(., ${JSON.stringify(label)})]/input`;
-const checked = async (xpath) => app.execute("return arguments[0].checked", [{ "element-6066-11e4-a07c-4a2d-5543c5d2b4a5": await app.find(xpath) }]);
+// The box is looked up in the page by the same XPath (element references passed as script
+// arguments came back as plain objects here, so `.checked` read as null). A missing box is an
+// error, never a false.
+const checked = async (xpath) => {
+  await app.waitForElement(xpath);
+  return app.execute(
+    "const box = document.evaluate(arguments[0], document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue; if (!box) throw new Error('no such box'); return box.checked;",
+    [xpath],
+  );
+};
 
 async function openSettings() {
   await app.clickOn("//button[normalize-space(.)='Settings']", 30000);
