@@ -57,6 +57,22 @@ describe("list", () => {
     expect(list.querySelectorAll(".group-row")).toHaveLength(2);
   });
 
+  it("an added account shows in the sidebar at once, and a removed one leaves it", async () => {
+    const { user, backend } = await renderApp(demoCards(now));
+    const accounts = () => screen.getByRole("navigation", { name: "Views and accounts" });
+    await user.click(within(accounts()).getByRole("button", { name: /Add account/ }));
+    const url = within(accounts()).getByLabelText("Server URL");
+    await user.clear(url);
+    await user.type(url, "https://review.example.org");
+    await user.type(within(accounts()).getByLabelText("Name"), "Review desk");
+    await user.type(within(accounts()).getByLabelText("Reviewer token"), "t0ken");
+    await user.click(within(accounts()).getByRole("button", { name: "Add" }));
+    await waitFor(() => expect(lastCall(backend, "add_account")).toMatchObject({ url: "https://review.example.org", label: "Review desk" }));
+    await waitFor(() => expect(within(accounts()).getByText("Review desk")).toBeInTheDocument());
+    await user.click(within(accounts()).getByRole("button", { name: "Remove account Review desk" }));
+    await waitFor(() => expect(within(accounts()).queryByText("Review desk")).toBeNull());
+  });
+
   it("shows a live countdown to expires_at", async () => {
     // The clock is frozen (only Date: the app's real one-second tick still runs), so the text
     // is exact whatever the render speed, and moving the clock must move the countdown.

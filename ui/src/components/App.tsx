@@ -261,12 +261,15 @@ export function App({ backend, initial }: AppProps) {
         onAddAccount={async (a) => {
           try {
             await backend.addAccount(a);
-            return null;
           } catch (raw) {
             return BackendError.from(raw).message;
           }
+          // The account list comes with a snapshot: read one, or the new account shows only
+          // after a restart.
+          await reloadSnapshot();
+          return null;
         }}
-        onRemoveAccount={(id) => void backend.removeAccount(id)}
+        onRemoveAccount={(id) => void backend.removeAccount(id).then(reloadSnapshot)}
         onSettings={() => setSettingsOpen(true)}
       />
       {showNotifications ? (
