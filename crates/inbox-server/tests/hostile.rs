@@ -1203,7 +1203,21 @@ fn callback_cases(f: &Fixtures) -> Vec<Case> {
 // ---- running them ----------------------------------------------------------------------------
 
 async fn send(server: &TestServer, case: &Case) -> (u16, Value) {
-    let mut req = server.request(case.method.clone(), &case.path, case.token);
+    // A fresh connection per case: the server may close one after refusing a request whose
+    // body it did not read (a 413, a 401 before the body), and a pooled connection that is
+    // closing as the next case reuses it fails that case with "error sending request" — a
+    // race in the client, not a refusal. Whether the server stays responsive is asked apart.
+    static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let http = HTTP.get_or_init(|| {
+        reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .unwrap()
+    });
+    let mut req = http.request(case.method.clone(), server.url(&case.path));
+    if let Some(token) = case.token {
+        req = req.bearer_auth(token);
+    }
     for (name, value) in &case.headers {
         req = req.header(name.as_str(), value.as_str());
     }
