@@ -52,7 +52,20 @@ fn spec(addr: std::net::SocketAddr) -> SubscribeSpec {
 #[tokio::test]
 async fn every_subscriber_gets_every_frame_once() {
     let (_floor, addr) = start_floor();
-    let mut one = Subscription::open(&spec(addr), None).await.unwrap();
+    // The floor may accept the readiness probe before its HTTP side serves (a reset was seen
+    // once in CI on the very first subscription): the first one is retried for a few seconds.
+    let mut tries = 0;
+    let mut one = loop {
+        match Subscription::open(&spec(addr), None).await {
+            Ok(one) => break one,
+            Err(e) if tries < 20 => {
+                tries += 1;
+                eprintln!("first subscription failed ({e}); again");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(e) => panic!("the floor never took a subscription: {e}"),
+        }
+    };
     let mut fanout = Fanout::new(spec(addr));
     fanout.grow_to(300).await.unwrap();
     let mut publisher = Publisher::new(
