@@ -67,7 +67,7 @@ test("an added account keeps its token in the keyring and comes back online afte
   await app.clickOn(`${NAV}//button[contains(., 'Add account')]`, 30000);
   const form = "//form[contains(@class, 'add-account-form')]";
   const input = (label) => `${form}//label[contains(., ${literal(label)})]//input`;
-  await app.type(await app.find(input("Server URL")), EMPTY_URL + server.url);
+  await app.type(await app.waitForElement(input("Server URL")), EMPTY_URL + server.url);
   await app.type(await app.find(input("Name")), LABEL);
   await app.type(await app.find(input("Reviewer token")), server.reviewerToken);
   await app.clickOn(`${form}//button[@type='submit']`);
