@@ -30,7 +30,10 @@ use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
 mod bench_args;
+#[path = "support/redis_keys.rs"]
+mod redis_keys;
 use bench_args::scaled;
+use redis_keys::remove_keys;
 
 const PARKS: usize = 1000;
 const QUESTIONS_PER_PARK: usize = 3;
@@ -260,22 +263,4 @@ fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
         all.push(format!("bench-bot-{n}:asker:{secret}").parse()?);
     }
     Ok(all)
-}
-
-/// Deletes this run's keys from the Redis it used.
-async fn remove_keys(url: &str, prefix: &str) -> anyhow::Result<()> {
-    let client = redis::Client::open(url)?;
-    let mut conn = client.get_multiplexed_async_connection().await?;
-    let mut keys: Vec<String> = Vec::new();
-    {
-        let mut scan =
-            redis::AsyncCommands::scan_match::<_, String>(&mut conn, format!("{prefix}:*")).await?;
-        while let Some(key) = scan.next().await {
-            keys.push(key);
-        }
-    }
-    for chunk in keys.chunks(500) {
-        let _: () = redis::cmd("DEL").arg(chunk).query_async(&mut conn).await?;
-    }
-    Ok(())
 }

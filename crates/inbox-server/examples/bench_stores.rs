@@ -31,7 +31,10 @@ use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
 mod bench_args;
+#[path = "support/redis_keys.rs"]
+mod redis_keys;
 use bench_args::scaled;
+use redis_keys::remove_keys;
 
 /// Several askers, so the throughput phase stays under each asker's pending limit (1,000).
 const ASKERS: [&str; 4] = [
@@ -333,24 +336,6 @@ fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
 async fn stop(server: RunningServer) {
     // The stream reader was aborted, so nothing holds the shutdown open.
     server.shutdown().await;
-}
-
-/// Deletes this run's keys from a Redis the benchmark did not start.
-async fn remove_keys(url: &str, prefix: &str) -> anyhow::Result<()> {
-    let client = redis::Client::open(url)?;
-    let mut conn = client.get_multiplexed_async_connection().await?;
-    let mut keys: Vec<String> = Vec::new();
-    {
-        let mut scan =
-            redis::AsyncCommands::scan_match::<_, String>(&mut conn, format!("{prefix}:*")).await?;
-        while let Some(key) = scan.next().await {
-            keys.push(key);
-        }
-    }
-    for chunk in keys.chunks(500) {
-        let _: () = redis::cmd("DEL").arg(chunk).query_async(&mut conn).await?;
-    }
-    Ok(())
 }
 
 /// The Redis to measure against: configured, or started here for the run.
