@@ -118,6 +118,19 @@ describe("list", () => {
     expect(screen.getByRole("button", { name: "↑ 2 new above" })).toBeInTheDocument();
   });
 
+  it("keeps where the reader scrolled to when rows change in the same moment", async () => {
+    const cards = Array.from({ length: 200 }, (_, n) => confirmQ(`ia_${n}`, 100 + n));
+    const { backend } = await renderApp(cards);
+    const list = screen.getByTestId("question-list");
+    // The scroll and a change to a row reach React in one batch (as a busy window sees them).
+    await act(async () => {
+      list.scrollTop = 60 * 50;
+      list.dispatchEvent(new Event("scroll"));
+      backend.upsert(confirmQ("ia_120", 220, { prompt: "Changed while scrolling" }));
+    });
+    expect(list.scrollTop).toBe(60 * 50);
+  });
+
   it("shows 'Nothing waiting' with the local hint when the inbox is empty", async () => {
     await renderApp([], { localHint: 'inbox ask --format confirm "Ship it?"' });
     expect(await screen.findByRole("heading", { name: "Nothing waiting" })).toBeInTheDocument();

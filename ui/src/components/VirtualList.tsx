@@ -94,16 +94,17 @@ export function VirtualList<T>(props: Props<T>) {
     // The layout effect runs before paint, so the reader never sees the intermediate position.
   }, [offsets, index, resetKey]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  // After every commit (and after any adjustment above), remember the first visible row for
-  // the next change of rows.
-  useLayoutEffect(() => {
-    const y = ref.current?.scrollTop ?? 0;
+  // The first visible row at scroll position `y`, for the next change of rows.
+  const rememberAnchor = (y: number) => {
     const first = firstAt(y);
     anchor.current =
       first < items.length
         ? { key: itemKey(items[first]), delta: offsets[first] - y, keys: anchorKeys(items, itemKey, first), index: first }
         : null;
-  });
+  };
+
+  // After every commit (and after any adjustment above), remember where the reader is.
+  useLayoutEffect(() => rememberAnchor(ref.current?.scrollTop ?? 0));
 
   useEffect(() => {
     const el = ref.current;
@@ -138,6 +139,9 @@ export function VirtualList<T>(props: Props<T>) {
 
   const onScroll = (e: React.UIEvent<HTMLDivElement>) => {
     const y = e.currentTarget.scrollTop;
+    // Also at scroll time, not only after a commit: when rows change in the same batch as this
+    // scroll, the anchor must be where the reader is now, or the list snaps back to where they were.
+    rememberAnchor(y);
     setScrollTop(y);
     if (newAbove > 0 && y <= 0) setNewAbove(0);
   };
