@@ -21,7 +21,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use futures::StreamExt;
 use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
-use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::SendTimeoutError;
@@ -32,7 +31,7 @@ use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::principal::Principal;
 use crate::state::AppState;
-use crate::store::{EventsAfter, Store, StoredEvent};
+use crate::store::{EventsAfter, LiveBus, Store, StoredEvent};
 
 /// Frames buffered per connection before the sender waits on a slow client.
 const FRAME_BUFFER: usize = 64;
@@ -93,7 +92,7 @@ fn spawn_feed(
     state: &AppState,
     store: Arc<dyn Store>,
     audience: Option<String>,
-    mut live: broadcast::Receiver<StoredEvent>,
+    mut live: LiveBus,
     frames: mpsc::Sender<Event>,
     rx: mpsc::Receiver<Event>,
     last_sent: String,
@@ -116,7 +115,7 @@ fn spawn_feed(
                 () = feed.frames.closed() => false,
                 () = &mut stopping => false,
                 received = live.recv() => match received {
-                    Ok(event) => feed.send(&event).await,
+                    Ok(event) => feed.send(&event.stored, &event.data).await,
                     // The live bus overflowed for this connection: it cannot keep up. Tell
                     // it to refetch and let it go, rather than buffer for it without bound.
                     Err(RecvError::Lagged(_)) => {
@@ -137,11 +136,17 @@ fn spawn_feed(
     Sse::new(ReceiverStream::new(rx).map(Ok)).keep_alive(keepalive)
 }
 
-fn frame(stored: &StoredEvent) -> Event {
+/// The SSE frame of `stored`, whose `data:` text is `data` (rendered once per event, not once
+/// per subscriber: see `LiveEvent`).
+fn frame_with(stored: &StoredEvent, data: &str) -> Event {
     Event::default()
-        .id(stored.cursor.clone())
+        .id(stored.cursor.as_str())
         .event(stored.event.name())
-        .data(stored.event.data_json())
+        .data(data)
+}
+
+fn frame(stored: &StoredEvent) -> Event {
+    frame_with(stored, &stored.event.data_json())
 }
 
 /// The resume cannot be honoured: a `reset` frame at the tail cursor, logged.
@@ -169,9 +174,9 @@ struct Feed {
 }
 
 impl Feed {
-    /// Send `stored` if it comes after `last_sent` (or is a reset). `false` once the client is gone or has
-    /// not taken a frame for [`SUBSCRIBER_STALL`].
-    async fn send(&mut self, stored: &StoredEvent) -> bool {
+    /// Send `stored` (its `data:` text `data`) if it comes after `last_sent` (or is a reset).
+    /// `false` once the client is gone or has not taken a frame for [`SUBSCRIBER_STALL`].
+    async fn send(&mut self, stored: &StoredEvent, data: &str) -> bool {
         // A reset (the store lost events, e.g. Redis restarted empty) always passes: its
         // cursor starts the stream over, so it may well be "before" the last one sent.
         let is_reset = matches!(stored.event, StreamEvent::Reset(_));
@@ -186,7 +191,7 @@ impl Feed {
         }
         match self
             .frames
-            .send_timeout(frame(stored), SUBSCRIBER_STALL)
+            .send_timeout(frame_with(stored, data), SUBSCRIBER_STALL)
             .await
         {
             Ok(()) => {
@@ -224,7 +229,7 @@ impl Feed {
             };
             let full = batch.len() == BACKLOG_BATCH;
             for stored in &batch {
-                if !self.send(stored).await {
+                if !self.send(stored, &stored.event.data_json()).await {
                     return false;
                 }
             }

@@ -24,8 +24,8 @@ use inbox_protocol::{
     RemovedEvent, RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
-    EventsAfter, IdempotencyClaim, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore, Resolution,
-    ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
+    EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore,
+    Resolution, ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
 };
 use serde_json::json;
 
@@ -522,11 +522,14 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
     }
 }
 
-async fn next_event(live: &mut tokio::sync::broadcast::Receiver<StoredEvent>) -> StoredEvent {
-    tokio::time::timeout(Duration::from_secs(10), live.recv())
+async fn next_event(live: &mut LiveBus) -> StoredEvent {
+    let live = tokio::time::timeout(Duration::from_secs(10), live.recv())
         .await
         .expect("a live event within 10 s")
-        .expect("the live feed stays open")
+        .expect("the live feed stays open");
+    // What every stream sends as `data:` is the event itself, rendered once.
+    assert_eq!(live.data, live.stored.event.data_json());
+    live.stored.clone()
 }
 
 /// Live events reach a subscriber exactly once each, in cursor order, matching what a

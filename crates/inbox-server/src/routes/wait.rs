@@ -58,7 +58,7 @@ pub async fn wait(
         let recheck = tokio::select! {
             received = live.recv() => match received {
                 // A `reset` (the Redis follower saw part of the stream lost) may hide ours too.
-                Ok(event) => match event.event.interaction_id() {
+                Ok(event) => match event.stored.event.interaction_id() {
                     Some(about) => about == id,
                     None => true,
                 },

@@ -14,6 +14,8 @@ pub mod redis;
 pub mod sqlite;
 mod transition;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{
@@ -35,6 +37,27 @@ pub struct StoredEvent {
     pub cursor: String,
     pub event: StreamEvent,
 }
+
+/// An event as the live bus hands it to every subscriber of this worker: one allocation shared
+/// by all of them (the bus clones the `Arc`, not the interaction inside), with the SSE `data:`
+/// text rendered once at publish. With a thousand streams open, serialising per stream was the
+/// largest cost of a delivery (docs/benchmarks.md).
+#[derive(Debug, PartialEq)]
+pub struct LiveEvent {
+    pub stored: StoredEvent,
+    /// `stored.event.data_json()`, rendered once.
+    pub data: String,
+}
+
+impl LiveEvent {
+    pub fn new(stored: StoredEvent) -> Arc<LiveEvent> {
+        let data = stored.event.data_json();
+        Arc::new(LiveEvent { stored, data })
+    }
+}
+
+/// What `Store::subscribe` yields.
+pub type LiveBus = broadcast::Receiver<Arc<LiveEvent>>;
 
 /// Bytes submitted inline as `data:image/*`, served later by the public media door.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,7 +251,7 @@ pub trait Store: Send + Sync + 'static {
     /// Live events from now on, in cursor order. Subscribe before reading a backlog and
     /// dedupe by cursor, and nothing falls in between. A lagging receiver sees
     /// `RecvError::Lagged` and should re-read from the store.
-    fn subscribe(&self) -> broadcast::Receiver<StoredEvent>;
+    fn subscribe(&self) -> LiveBus;
 
     /// Whether the store answers at all (`/readyz`).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -19,6 +19,7 @@ mod park;
 mod scripts;
 mod stream_id;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -38,8 +39,8 @@ use self::keys::Keys;
 use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
-    ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAsk, NewPark,
-    PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent, StoredMedia,
+    ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus, LiveEvent,
+    NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredMedia,
     StoredTicket, TicketMatch, page, transition,
 };
 use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
@@ -60,7 +61,7 @@ pub struct RedisStore {
     keys: Keys,
     scripts: Scripts,
     retention: usize,
-    live: broadcast::Sender<StoredEvent>,
+    live: broadcast::Sender<Arc<LiveEvent>>,
     /// Parks this worker's scripts moved to `resolved` (see `Store::subscribe_parks`).
     parks: broadcast::Sender<Park>,
     follower: JoinHandle<()>,
@@ -566,7 +567,7 @@ impl Store for RedisStore {
             }))
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {
+    fn subscribe(&self) -> LiveBus {
         self.live.subscribe()
     }
 

@@ -20,9 +20,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
-    AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, NewAguiRun,
-    NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredEvent,
-    StoredMedia, TicketMatch, TurnResult, page, transition,
+    AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus,
+    LiveEvent, NewAguiRun, NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store,
+    StoreError, StoredEvent, StoredMedia, TicketMatch, TurnResult, page, transition,
 };
 use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 
@@ -81,7 +81,7 @@ pub struct SqliteStore {
 struct Inner {
     conn: Mutex<Connection>,
     retention: i64,
-    live: broadcast::Sender<StoredEvent>,
+    live: broadcast::Sender<Arc<LiveEvent>>,
     /// Parks this store moved to `resolved`, published after the commit that moved them.
     parks: broadcast::Sender<Park>,
 }
@@ -170,7 +170,7 @@ impl Inner {
     fn publish(&self, events: Vec<StoredEvent>) {
         for event in events {
             // An error only means nobody is listening right now.
-            let _ = self.live.send(event);
+            let _ = self.live.send(LiveEvent::new(event));
         }
     }
 
@@ -667,7 +667,7 @@ impl Store for SqliteStore {
         .await
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<StoredEvent> {
+    fn subscribe(&self) -> LiveBus {
         self.inner.live.subscribe()
     }
 
@@ -1172,9 +1172,9 @@ mod tests {
         let mut live = store.subscribe();
         assert_eq!(store.expire_due(Utc::now()).await.unwrap(), ["ia_due"]);
         let event = live.recv().await.unwrap();
-        assert_eq!(event.cursor, "3");
+        assert_eq!(event.stored.cursor, "3");
         assert_eq!(
-            event.event,
+            event.stored.event,
             StreamEvent::Removed(RemovedEvent {
                 id: "ia_due".into(),
                 reason: RemovedReason::Expired

@@ -34,7 +34,7 @@ pub async fn wait(
     while !park.is_resolved() {
         let recheck = tokio::select! {
             received = events.recv() => match received {
-                Ok(event) => match event.event.interaction_id() {
+                Ok(event) => match event.stored.event.interaction_id() {
                     Some(about) => park.interactions.iter().any(|ia| ia == about),
                     // A `reset` may hide ours: look again.
                     None => true,

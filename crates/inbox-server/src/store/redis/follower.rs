@@ -6,6 +6,7 @@
 //! stretch of the stream (trimmed while it was disconnected, or lost with a Redis restart
 //! without persistence) and tells subscribers with a `reset` rather than skipping silently.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
@@ -17,7 +18,7 @@ use tokio::task::JoinHandle;
 
 use super::entry::Entry;
 use super::stream_id::StreamId;
-use crate::store::StoredEvent;
+use crate::store::{LiveEvent, StoredEvent};
 
 /// How long one `XREAD` waits for news before asking again.
 const BLOCK: Duration = Duration::from_secs(5);
@@ -31,7 +32,7 @@ pub fn spawn(
     client: redis::Client,
     stream: String,
     from: StreamId,
-    live: broadcast::Sender<StoredEvent>,
+    live: broadcast::Sender<Arc<LiveEvent>>,
 ) -> JoinHandle<()> {
     tokio::spawn(follow(client, stream, from, live))
 }
@@ -40,7 +41,7 @@ async fn follow(
     client: redis::Client,
     stream: String,
     mut last: StreamId,
-    live: broadcast::Sender<StoredEvent>,
+    live: broadcast::Sender<Arc<LiveEvent>>,
 ) {
     let mut retry = RETRY_MIN;
     loop {
@@ -98,7 +99,7 @@ async fn read_until_error(
     conn: &mut MultiplexedConnection,
     stream: &str,
     last: &mut StreamId,
-    live: &broadcast::Sender<StoredEvent>,
+    live: &broadcast::Sender<Arc<LiveEvent>>,
 ) -> redis::RedisResult<()> {
     let options = StreamReadOptions::default()
         .block(BLOCK.as_millis() as usize)
@@ -118,7 +119,7 @@ async fn read_until_error(
                         announce_gap(live, entry.prev);
                     }
                     // An error only means nobody on this worker is listening right now.
-                    let _ = live.send(entry.event);
+                    let _ = live.send(LiveEvent::new(entry.event));
                 }
                 None => tracing::warn!(id = %raw.id, "skipping an unreadable events entry"),
             }
@@ -131,11 +132,11 @@ async fn read_until_error(
 
 /// Subscribers missed events this follower never saw: a `reset` (at `cursor`, the newest id
 /// known to be gone or the restarted stream's tail) tells them to refetch.
-fn announce_gap(live: &broadcast::Sender<StoredEvent>, cursor: StreamId) {
-    let _ = live.send(StoredEvent {
+fn announce_gap(live: &broadcast::Sender<Arc<LiveEvent>>, cursor: StreamId) {
+    let _ = live.send(LiveEvent::new(StoredEvent {
         cursor: cursor.to_string(),
         event: StreamEvent::Reset(ResetEvent {
             reason: ResetReason::AgedOut,
         }),
-    });
+    }));
 }
