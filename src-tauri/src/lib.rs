@@ -32,7 +32,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use desk::Desk;
 use launch::LaunchOptions;
-use notifications::{Notifier, QuestionRef};
+use notifications::{NoticeHandlers, Notifier, QuestionRef};
 use views::{CHANGES_EVENT, OPEN_EVENT, OpenRequest};
 
 /// Build and run the app until Quit. `logs_dir`: where [`logs::init`] writes the log files.
@@ -131,10 +131,25 @@ fn setup(
     }
 
     let opener = app.clone();
+    let answerer = app.clone();
     let notifier = Notifier::spawn(
         "Interactions Inbox",
         presence,
-        Arc::new(move |question: QuestionRef| open_question(&opener, question)),
+        NoticeHandlers {
+            open: Arc::new(move |question: QuestionRef| open_question(&opener, question)),
+            // The window's own path: the desk hands it to the engine (validation, outbox,
+            // Idempotency-Key). This runs on a notification thread, so it may block.
+            answer: Arc::new(move |question: QuestionRef, value| {
+                let desk = answerer.state::<Desk>();
+                tauri::async_runtime::block_on(desk.answer(
+                    &question.account,
+                    &question.id,
+                    value,
+                    None,
+                ))
+                .map_err(|e| e.message)
+            }),
+        },
     );
 
     // Engine → window and tray: every coalesced batch, as it is.

@@ -15,7 +15,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use inbox_client::engine::{Notification, NotificationKind};
-use inbox_sync::Card;
+use inbox_sync::{Card, Delivery};
+use serde_json::Value;
+
+use desktop::Response;
 
 use crate::settings::{NotificationPrefs, QuietHours};
 
@@ -96,8 +99,14 @@ impl Presence {
 
 enum Command {
     Engine(Notification),
-    /// The notification server closed one of ours (dismissed, timed out, or withdrawn by us).
-    Closed(u32),
+    /// The notification server said something about one of its notifications.
+    Signal(desktop::BusSignal),
+    /// An answer given from notification `id` got this outcome.
+    Answered {
+        id: u32,
+        title: String,
+        body: String,
+    },
 }
 
 /// The handle the app keeps: hand it every notification event of the engine.
@@ -106,24 +115,39 @@ pub struct Notifier {
     commands: mpsc::Sender<Command>,
 }
 
-/// Called (on a notification thread) when the reviewer clicks a notification.
+/// Called (on the notifier thread) when the reviewer clicks a notification.
 pub type OpenHandler = Arc<dyn Fn(QuestionRef) + Send + Sync>;
+
+/// Sends an answer given from a notification — the same path as one from the window (the
+/// engine's validation, outbox and Idempotency-Key). Called on a thread of its own, so it may
+/// block until the engine knows the outcome.
+pub type AnswerHandler = Arc<dyn Fn(QuestionRef, Value) -> Result<Delivery, String> + Send + Sync>;
+
+/// What the app does when a notification is acted on.
+#[derive(Clone)]
+pub struct NoticeHandlers {
+    pub open: OpenHandler,
+    pub answer: AnswerHandler,
+}
 
 impl Notifier {
     /// Start the notifier thread. `app_name` is what the desktop shows as the sender.
-    pub fn spawn(app_name: &str, presence: Arc<Presence>, on_open: OpenHandler) -> Notifier {
+    pub fn spawn(app_name: &str, presence: Arc<Presence>, handlers: NoticeHandlers) -> Notifier {
         let (tx, rx) = mpsc::channel();
-        let closed = tx.clone();
+        let signals = tx.clone();
+        let answers = tx.clone();
         let app_name = app_name.to_owned();
         std::thread::Builder::new()
             .name("notifications".into())
             .spawn(move || {
-                let reporter: desktop::ClosedHandler = Arc::new(move |id| {
-                    let _ = closed.send(Command::Closed(id));
-                });
-                let bus =
-                    desktop::SessionNotices::new(app_name, on_open, reporter, presence.clone());
-                run(rx, bus, presence);
+                let bus = desktop::SessionNotices::new(
+                    app_name,
+                    presence.clone(),
+                    Box::new(move |signal| {
+                        let _ = signals.send(Command::Signal(signal));
+                    }),
+                );
+                run(rx, bus, presence, handlers, answers);
             })
             .expect("spawn the notifications thread");
         Notifier { commands: tx }
@@ -135,7 +159,13 @@ impl Notifier {
     }
 }
 
-fn run(rx: mpsc::Receiver<Command>, mut bus: desktop::SessionNotices, presence: Arc<Presence>) {
+fn run(
+    rx: mpsc::Receiver<Command>,
+    mut bus: desktop::SessionNotices,
+    presence: Arc<Presence>,
+    handlers: NoticeHandlers,
+    answers: mpsc::Sender<Command>,
+) {
     let mut planner = NoticePlanner::new();
     let mut gathered: Vec<Card> = Vec::new();
     let mut first_gathered = Instant::now();
@@ -178,10 +208,33 @@ fn run(rx: mpsc::Receiver<Command>, mut bus: desktop::SessionNotices, presence: 
                     }
                 }
             },
-            Some(Command::Closed(id)) => {
-                if let Some(key) = bus.closed(id) {
+            Some(Command::Signal(signal)) => {
+                match bus.response(&signal) {
+                    Some(Response::Open(question)) => (handlers.open)(question),
+                    Some(Response::Answer {
+                        question,
+                        value,
+                        shown_as,
+                    }) => {
+                        let id = signal.id();
+                        if let Some(key) = bus.hand_over(id) {
+                            planner.forget(&key);
+                        }
+                        answer_from_notification(&handlers, &answers, id, question, value, shown_as)
+                    }
+                    None => {}
+                }
+                if let desktop::BusSignal::Closed { id } = signal
+                    && let Some(key) = bus.closed(id)
+                {
                     planner.forget(&key);
                 }
+                if !gathered.is_empty() && first_gathered.elapsed() < GATHER_MAX {
+                    continue;
+                }
+            }
+            Some(Command::Answered { id, title, body }) => {
+                bus.show_outcome(id, &title, &body);
                 if !gathered.is_empty() && first_gathered.elapsed() < GATHER_MAX {
                     continue;
                 }
@@ -194,6 +247,44 @@ fn run(rx: mpsc::Receiver<Command>, mut bus: desktop::SessionNotices, presence: 
                 bus.apply(action);
             }
         }
+    }
+}
+
+/// Send the answer on a thread of its own (the engine may take a while: a slow server, a
+/// reconnect) and report the outcome back to the notifier thread.
+fn answer_from_notification(
+    handlers: &NoticeHandlers,
+    answers: &mpsc::Sender<Command>,
+    id: u32,
+    question: QuestionRef,
+    value: Value,
+    shown_as: String,
+) {
+    let answer = handlers.answer.clone();
+    let back = answers.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("notification-answer-{id}"))
+        .spawn(move || {
+            // Which question, never what was answered (see `logs`).
+            tracing::info!(account = %question.account, id = %question.id, "answer from a notification");
+            let (title, body) = outcome(answer(question, value), &shown_as);
+            let _ = back.send(Command::Answered { id, title, body });
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "could not send an answer from a notification");
+    }
+}
+
+/// What the notification says once its answer was handed to the engine.
+fn outcome(delivery: Result<Delivery, String>, shown_as: &str) -> (String, String) {
+    match delivery {
+        Ok(Delivery::Accepted) => ("Answer sent".into(), shown_as.into()),
+        Ok(Delivery::Queued | Delivery::Sending) => (
+            "Answer queued".into(),
+            format!("{shown_as} — it is sent when the server is reachable again."),
+        ),
+        Ok(Delivery::Rejected { message, .. }) => ("Answer not sent".into(), message),
+        Err(message) => ("Answer not sent".into(), message),
     }
 }
 

@@ -13,8 +13,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use inbox_protocol::Status;
+use inbox_protocol::{AnswerFormat, Status};
 use inbox_sync::Card;
+use serde_json::Value;
 /// More than this many new questions inside [`BURST_WINDOW`] are summarised.
 pub const BURST_LIMIT: usize = 3;
 /// The window in which arrivals count towards a burst.
@@ -35,13 +36,29 @@ pub enum NoticeKey {
     Summary,
 }
 
-/// The text of a notification.
+/// Most answers a notification offers as buttons: servers show few, and a longer select is
+/// better read in the window.
+pub const NOTICE_MAX_CHOICES: usize = 3;
+
+/// The text of a notification, and what can be answered from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     pub title: String,
     pub body: String,
     /// What a click opens.
     pub opens: Option<QuestionRef>,
+    /// Answers offered as buttons (confirm: Yes / No; a select of up to
+    /// [`NOTICE_MAX_CHOICES`] options), in order.
+    pub choices: Vec<NoticeChoice>,
+    /// A text question: answerable with an inline reply where the server offers one.
+    pub reply: bool,
+}
+
+/// One answer a notification offers: the button's label and the answer it sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeChoice {
+    pub label: String,
+    pub value: Value,
 }
 
 /// What the driver does on the session bus.
@@ -145,6 +162,8 @@ impl NoticePlanner {
                 title: summary_title(count),
                 body: "Open the inbox to answer them.".to_owned(),
                 opens: first,
+                choices: Vec::new(),
+                reply: false,
             },
         });
     }
@@ -195,6 +214,34 @@ fn question_notice(card: &Card, question: QuestionRef) -> Notice {
         title: format!("{} asks", card.interaction.asker),
         body: shorten(prompt, 180),
         opens: Some(question),
+        choices: choices_of(card),
+        reply: card.interaction.answer_format == AnswerFormat::Text,
+    }
+}
+
+/// What can be answered with a button: a confirm, or a select short enough to show whole.
+fn choices_of(card: &Card) -> Vec<NoticeChoice> {
+    let ia = &card.interaction;
+    match ia.answer_format {
+        AnswerFormat::Confirm => vec![
+            NoticeChoice {
+                label: "Yes".to_owned(),
+                value: Value::Bool(true),
+            },
+            NoticeChoice {
+                label: "No".to_owned(),
+                value: Value::Bool(false),
+            },
+        ],
+        AnswerFormat::Select if ia.options.len() <= NOTICE_MAX_CHOICES => ia
+            .options
+            .iter()
+            .map(|o| NoticeChoice {
+                label: shorten(o.display(), 40),
+                value: Value::String(o.value.clone()),
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -299,6 +346,17 @@ mod tests {
                     title: "deploy-bot asks".into(),
                     body: "Question a?".into(),
                     opens: Some(r("a")),
+                    choices: vec![
+                        NoticeChoice {
+                            label: "Yes".into(),
+                            value: serde_json::json!(true),
+                        },
+                        NoticeChoice {
+                            label: "No".into(),
+                            value: serde_json::json!(false),
+                        },
+                    ],
+                    reply: false,
                 },
             }]
         );
@@ -306,6 +364,92 @@ mod tests {
             p.arrived(&pending(&["a"]), now, AWAY).is_empty(),
             "never twice"
         );
+    }
+
+    #[test]
+    fn what_a_notification_offers_to_answer_by_format() {
+        let option = |value: &str, label: Option<&str>| inbox_protocol::ChoiceOption {
+            value: value.into(),
+            label: label.map(str::to_owned),
+        };
+        let three = vec![
+            option("eu-west-1", Some("Europe (Ireland)")),
+            option("us-east-1", None),
+            option("ap-southeast-2", Some("Asia Pacific (Sydney)")),
+        ];
+        let mut four = three.clone();
+        four.push(option("sa-east-1", None));
+        // (case, format, options, the buttons offered, an inline reply)
+        type Case<'a> = (
+            &'a str,
+            AnswerFormat,
+            Vec<inbox_protocol::ChoiceOption>,
+            Vec<(&'a str, Value)>,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "confirm",
+                AnswerFormat::Confirm,
+                vec![],
+                vec![("Yes", true.into()), ("No", false.into())],
+                false,
+            ),
+            (
+                "select of three: each option, its label shown, its value sent",
+                AnswerFormat::Select,
+                three,
+                vec![
+                    ("Europe (Ireland)", "eu-west-1".into()),
+                    ("us-east-1", "us-east-1".into()),
+                    ("Asia Pacific (Sydney)", "ap-southeast-2".into()),
+                ],
+                false,
+            ),
+            (
+                "select of four: read in the window",
+                AnswerFormat::Select,
+                four,
+                vec![],
+                false,
+            ),
+            (
+                "text: an inline reply",
+                AnswerFormat::Text,
+                vec![option("LGTM", None)],
+                vec![],
+                true,
+            ),
+            (
+                "form: in the window only",
+                AnswerFormat::Form,
+                vec![],
+                vec![],
+                false,
+            ),
+            (
+                "external: in the browser",
+                AnswerFormat::External,
+                vec![],
+                vec![],
+                false,
+            ),
+        ];
+        for (name, format, options, choices, reply) in cases {
+            let mut c = card("a", Status::Pending);
+            c.interaction.answer_format = format;
+            c.interaction.options = options;
+            let notice = question_notice(&c, r("a"));
+            let want: Vec<NoticeChoice> = choices
+                .into_iter()
+                .map(|(label, value)| NoticeChoice {
+                    label: label.into(),
+                    value,
+                })
+                .collect();
+            assert_eq!(notice.choices, want, "{name}");
+            assert_eq!(notice.reply, reply, "{name}");
+        }
     }
 
     #[test]
