@@ -26,12 +26,15 @@ if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/di
   (cd ui && npm run build)
 fi
 cargo build --locked -p inbox-desktop -p inbox-cli
+# The panel and window manager the tray test plays (tests/e2e/desktopProbe.mjs).
+cargo build --locked -p inbox-desktop --example tray-probe
 
 mkdir -p "$ARTIFACTS_DIR/e2e"
 rm -f "$ARTIFACTS_DIR/e2e/"*.log
 export APP_BIN="$CARGO_TARGET_DIR/debug/inbox-desktop"
 export INBOX_BIN="$CARGO_TARGET_DIR/debug/inbox"
 export TAURI_DRIVER="$(command -v tauri-driver)"
+export TRAY_PROBE="$CARGO_TARGET_DIR/debug/examples/tray-probe"
 # No WEBKIT_DISABLE_COMPOSITING_MODE / WEBKIT_DISABLE_DMABUF_RENDERER here: with either set,
 # WebKitWebDriver's screenshot command never returns under Xvfb.
 unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER

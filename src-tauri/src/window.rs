@@ -31,7 +31,11 @@ pub fn on_event<R: Runtime>(window: &tauri::Window<R>, event: &WindowEvent) {
         WindowEvent::CloseRequested { api, .. } => {
             // The app lives on in the tray; Quit is in the tray menu.
             api.prevent_close();
-            let _ = window.hide();
+            if let Err(e) = window.hide() {
+                tracing::warn!(error = %e, "could not hide the window to the tray");
+            } else {
+                tracing::info!("window closed to the tray");
+            }
             presence.set_window_attentive(false);
             presence.set_window_visible(false);
         }

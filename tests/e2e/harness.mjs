@@ -87,7 +87,7 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function track(child) {
+export function track(child) {
   children.add(child);
   child.on("exit", () => children.delete(child));
   return child;
