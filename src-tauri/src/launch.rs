@@ -26,4 +26,7 @@ pub struct LaunchOptions {
     /// Sidebar label for --url.
     #[arg(long, default_value = "Server")]
     pub label: String,
+    /// An `inbox://open/<id>` link: the window opens on that question. The desktop entry starts
+    /// the app this way for a clicked link; a running app is handed the link instead.
+    pub link: Option<String>,
 }

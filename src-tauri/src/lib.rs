@@ -13,6 +13,7 @@ pub mod command_names;
 pub mod commands;
 pub mod desk;
 pub mod launch;
+pub mod links;
 pub mod local_server;
 pub mod logs;
 pub mod media;
@@ -27,24 +28,28 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use tauri::{AppHandle, Emitter, Manager, RunEvent, Wry};
+use tauri_plugin_deep_link::DeepLinkExt;
 use tauri_plugin_window_state::StateFlags;
 use tokio::sync::broadcast::error::RecvError;
 
 use desk::Desk;
 use launch::LaunchOptions;
 use notifications::{NoticeHandlers, Notifier, QuestionRef};
-use views::{CHANGES_EVENT, OPEN_EVENT, OpenRequest};
+use views::CHANGES_EVENT;
 
 /// Build and run the app until Quit. `logs_dir`: where [`logs::init`] writes the log files.
 pub fn run(options: LaunchOptions, logs_dir: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let mut builder = tauri::Builder::default();
     // An app with its own --data-dir (tests, benchmarks) is a separate instance by design.
     if options.data_dir.is_none() {
+        // A second start shows this one; a link it was started for reaches the deep-link
+        // plugin here (the single-instance plugin's `deep-link` feature) and opens below.
         builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             window::reveal(app);
         }));
     }
     let app = builder
+        .plugin(tauri_plugin_deep_link::init())
         // Size, position and maximised state are remembered; visibility is not, or quitting
         // from the tray while the window is hidden would start the next run without a window.
         .plugin(
@@ -113,6 +118,16 @@ fn setup(
     app.manage(desk);
     app.manage(presence.clone());
 
+    if let Some(link) = &options.link {
+        links::open_at_launch(app, link);
+    }
+    let linker = app.clone();
+    app.deep_link().on_open_url(move |event| {
+        for url in event.urls() {
+            links::open_link(&linker, url.as_str());
+        }
+    });
+
     let tray = tray::Tray::build(app, presence.do_not_disturb(), |app| {
         let desk = app.state::<Desk>();
         let on = !desk.presence.do_not_disturb();
@@ -136,7 +151,7 @@ fn setup(
         "Interactions Inbox",
         presence,
         NoticeHandlers {
-            open: Arc::new(move |question: QuestionRef| open_question(&opener, question)),
+            open: Arc::new(move |question: QuestionRef| links::open_question(&opener, question)),
             // The window's own path: the desk hands it to the engine (validation, outbox,
             // Idempotency-Key). This runs on a notification thread, so it may block.
             answer: Arc::new(move |question: QuestionRef, value| {
@@ -199,16 +214,4 @@ fn setup(
         }
     });
     Ok(())
-}
-
-/// A notification was clicked: show the window and open the question in it.
-fn open_question(app: &AppHandle<Wry>, question: QuestionRef) {
-    window::reveal(app);
-    let request = OpenRequest {
-        account: question.account,
-        id: question.id,
-    };
-    if let Err(e) = app.emit(OPEN_EVENT, &request) {
-        tracing::warn!(error = %e, "could not ask the window to open a question");
-    }
 }

@@ -58,6 +58,7 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         label: "Server".into(),
         demo: false,
         local_port: None,
+        link: None,
     };
     let desk = Desk::open(
         &options,
@@ -150,6 +151,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         label: "Server".into(),
         demo: false,
         local_port: None,
+        link: None,
     };
     let open = || {
         Desk::open(

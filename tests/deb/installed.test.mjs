@@ -54,6 +54,9 @@ test("the package holds the app, the inbox CLI, a desktop entry and icons", () =
   assert.equal(entries.length, 1, `one desktop entry expected, got ${entries.join(", ")}`);
   const entry = fs.readFileSync(entries[0], "utf8");
   assert.match(entry, /^Exec=inbox-desktop\b/m);
+  // The entry registers the inbox:// scheme, and is started with the clicked link.
+  assert.match(entry, /^MimeType=.*\bx-scheme-handler\/inbox;/m);
+  assert.match(entry, /^Exec=inbox-desktop.* %u$/m);
   assert.match(entry, /^Name=Interactions Inbox$/m);
   assert.match(entry, /^Icon=inbox-desktop$/m);
   assert.match(entry, /^Type=Application$/m);
@@ -104,4 +107,33 @@ test("the installed app, started with nothing set, answers a bare `inbox ask --f
   if (code === "timeout") asker.kill("SIGKILL");
   assert.equal(code, 0, `bare /usr/bin/inbox ask did not exit 0: ${stderr}`);
   assert.equal(stdout.trim(), "true");
+});
+
+test("a link `inbox ask` printed, opened while the app runs, opens that question in the running window", async () => {
+  const env = { ...process.env };
+  for (const [key, value] of Object.entries(freshUser())) {
+    if (value === null) delete env[key];
+    else env[key] = value;
+  }
+  const ask = (prompt) => {
+    const child = spawn(INBOX_BIN, ["ask", prompt, "--format", "confirm", "--no-wait"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    return once(child, "exit").then(([code]) => ({ code, stderr }));
+  };
+  const linked = await ask("Linked from a terminal?");
+  assert.equal(linked.code, 0, linked.stderr);
+  const link = /open it in the app: (inbox:\/\/open\/ia_\S+)/.exec(linked.stderr)?.[1];
+  assert.ok(link, `inbox ask printed no link: ${linked.stderr}`);
+  // Newer, so it is not what the window shows by itself.
+  assert.equal((await ask("Asked after the linked one?")).code, 0);
+  await app.waitForElement("//*[@role='option'][contains(., 'Asked after the linked one?')]", 30000);
+  await app.clickOn("//*[@role='option'][contains(., 'Asked after the linked one?')]");
+
+  // As the desktop entry runs it for a clicked link: a second start, handed to the running app.
+  const second = spawn(APP_BIN, [link], { env, stdio: "ignore" });
+  const exit = await Promise.race([once(second, "exit").then(([code]) => code), sleep(20000).then(() => "running")]);
+  if (exit === "running") second.kill("SIGKILL");
+  assert.equal(exit, 0, "the second start should hand the link over and exit");
+  await app.waitForElement(`${PANE}[contains(., 'Linked from a terminal?')]`, 15000);
 });

@@ -143,7 +143,8 @@ export class InboxServer {
     this.child = null;
   }
 
-  /** Ask with `inbox ask …`; resolves once the question is stored, with its id and its exit. */
+  /** Ask with `inbox ask …`; resolves once the question is stored, with its id, its exit and
+   *  what it printed on stderr so far (`stderrSoFar()`). */
   async ask(prompt, ...flags) {
     const child = track(
       spawn(INBOX_BIN, ["ask", prompt, ...flags], {
@@ -159,7 +160,7 @@ export class InboxServer {
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
       const m = /asked (ia_[A-Za-z0-9_-]+)/.exec(stderr);
-      if (m) return { id: m[1], done: exited, child };
+      if (m) return { id: m[1], done: exited, child, stderrSoFar: () => stderr };
       if (child.exitCode !== null) throw new Error(`inbox ask failed: ${stderr}`);
       await sleep(50);
     }

@@ -622,6 +622,27 @@ fn ask_no_wait(server: &Server, args: &[&str]) -> serde_json::Value {
 }
 
 #[test]
+fn an_ask_prints_the_link_that_opens_it_in_the_app() {
+    let server = start_server();
+    let out = run(
+        &server,
+        &["ask", "Link me?", "--format", "confirm", "--no-wait"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let id = json_of(&out)["id"].as_str().unwrap().to_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("open it in the app: inbox://open/{id}\n")),
+        "{stderr}"
+    );
+    // The link is one the app takes back to the same question.
+    assert_eq!(
+        inbox_protocol::parse_open_link(&inbox_protocol::open_link(&id)),
+        Ok(id)
+    );
+}
+
+#[test]
 fn show_reads_a_question_and_withdraw_cancels_it() {
     let server = start_server();
     let asked = ask_no_wait(&server, &["Rotate the keys?", "--format", "confirm"]);

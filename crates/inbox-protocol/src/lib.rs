@@ -13,6 +13,7 @@ pub mod caps;
 pub mod error;
 pub mod event;
 pub mod interaction;
+pub mod link;
 pub mod media;
 pub mod notification;
 pub mod page;
@@ -33,6 +34,7 @@ pub use interaction::{
     Answer, AnswerFormat, ChoiceOption, FormData, FormPage, Interaction, InteractionKind, Mode,
     Status,
 };
+pub use link::{LINK_SCHEME, LinkError, open_link, parse_open_link};
 pub use media::{MediaItem, MediaKind};
 pub use notification::{
     Notification, NotificationPage, NotificationRequest, Submission, SubmissionList, SubmitRequest,

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use inbox_client::{ApiClient, WaitOutcome};
 use inbox_protocol::{
     AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, Interaction, MediaItem, MediaKind,
-    Mode, Status,
+    Mode, Status, open_link,
 };
 use serde_json::Value;
 
@@ -86,6 +86,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
         // Async: nothing is answered, so never the "answered" code. Print the park the server
         // made of this ask; its resume is taken with `inbox park wait` / `inbox park claim`.
         let park = client.get_park(park_id).await?;
+        eprintln!("open it in the app: {}", open_link(&interaction.id));
         eprintln!(
             "parked {park_id} ({}): resume with `inbox park wait {park_id}` then `inbox park claim {park_id}`",
             interaction.id
@@ -95,6 +96,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     }
     if args.no_wait || interaction.mode == Mode::Async {
         eprintln!("asked {}", interaction.id);
+        eprintln!("open it in the app: {}", open_link(&interaction.id));
         print_json(&interaction)?;
         return Ok(exit::ANSWERED);
     }
@@ -102,6 +104,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     // must withdraw it, not kill the process with the question left behind.
     let interrupted = interrupt_listener()?;
     eprintln!("asked {} — waiting for an answer", interaction.id);
+    eprintln!("open it in the app: {}", open_link(&interaction.id));
     tokio::select! {
         resolved = wait_until_resolved(
             &client,
