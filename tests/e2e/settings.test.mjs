@@ -86,6 +86,8 @@ test("settings made in the window survive a restart; start at login writes and r
   await waitUntil("the saved settings to show", async () => (await checked(box("Play a sound"))) === false);
   assert.equal(await checked(`${VIEW}//label[contains(., 'Dark')]/input`), true);
   assert.equal(await app.execute("return document.documentElement.dataset.theme"), "dark");
+  // And the window is drawn dark (the palette's dark half, whatever the system prefers).
+  assert.equal(await app.execute("return getComputedStyle(document.body).backgroundColor"), "rgb(23, 25, 29)");
   assert.equal(await checked(box("Start Interactions Inbox at login")), true);
 
   await app.clickOn(box("Start Interactions Inbox at login"));
