@@ -182,6 +182,25 @@ impl RedisStore {
             _ => return Err(unexpected_reply()),
         })
     }
+
+    /// Up to `limit` members of the sorted set `key` scored at or before `before` (ms): what the
+    /// pruners of questions, parks, notifications and AG-UI runs take next, oldest first.
+    async fn due(
+        &self,
+        key: &str,
+        before: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(redis::cmd("ZRANGEBYSCORE")
+            .arg(key)
+            .arg("-inf")
+            .arg(before.timestamp_millis())
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit.min(i64::MAX as usize))
+            .query_async(&mut self.conn.clone())
+            .await?)
+    }
 }
 
 impl Drop for RedisStore {
@@ -421,15 +440,7 @@ impl Store for RedisStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn.clone();
-        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.keys.resolved())
-            .arg("-inf")
-            .arg(before.timestamp_millis())
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit.min(i64::MAX as usize))
-            .query_async(&mut conn)
-            .await?;
+        let due = self.due(&self.keys.resolved(), before, limit).await?;
         let mut pruned = Vec::new();
         for id in due {
             let Some(ia) = self.get(&id).await? else {

@@ -242,15 +242,7 @@ impl RedisStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn.clone();
-        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.keys.agui_finished())
-            .arg("-inf")
-            .arg(before.timestamp_millis())
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit.min(i64::MAX as usize))
-            .query_async(&mut conn)
-            .await?;
+        let due = self.due(&self.keys.agui_finished(), before, limit).await?;
         let mut pruned = Vec::new();
         for id in due {
             let done: i64 = self

@@ -207,14 +207,8 @@ impl RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.keys.notifications_dismissed())
-            .arg("-inf")
-            .arg(before.timestamp_millis())
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit)
-            .query_async(&mut self.conn.clone())
+        let due = self
+            .due(&self.keys.notifications_dismissed(), before, limit)
             .await?;
         let mut pruned = Vec::with_capacity(due.len());
         for id in due {

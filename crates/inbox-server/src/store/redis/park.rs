@@ -217,15 +217,7 @@ impl RedisStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn.clone();
-        let due: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-            .arg(self.keys.parks_settled())
-            .arg("-inf")
-            .arg(before.timestamp_millis())
-            .arg("LIMIT")
-            .arg(0)
-            .arg(limit.min(i64::MAX as usize))
-            .query_async(&mut conn)
-            .await?;
+        let due = self.due(&self.keys.parks_settled(), before, limit).await?;
         let now = Utc::now().timestamp_millis();
         let mut pruned = Vec::new();
         for id in due {
