@@ -38,5 +38,8 @@ stage bench-harness env INBOX_BENCH_OUT="$ARTIFACTS_DIR/bench-tiny" bash scripts
 stage chaos bash scripts/chaos.sh --faults 50 --seed 15
 # Run through bash, so a lost run bit cannot turn the stage into a silent skip.
 stage desktop-e2e bash scripts/e2e.sh
+# The package as a user installs it (docs/install.md): release build, .deb, dpkg -i as root, the
+# installed app answering a bare `inbox ask` and taking an inbox:// link, dpkg -r.
+stage deb-install bash scripts/deb-test.sh
 echo
 echo "==> all tests passed; artifacts (screenshots) in $ARTIFACTS_DIR"
