@@ -71,9 +71,9 @@ impl Desk {
     ) -> anyhow::Result<Desk> {
         let data_dir = options.data_dir.clone().unwrap_or(default_data_dir);
         // Accounts, settings, queued answers: the data dir is the reviewer's alone (0700).
-        inbox_client::private_files::create_dir(&data_dir)
+        inbox_files::private_dir(&data_dir)
             .with_context(|| format!("create {}", data_dir.display()))?;
-        inbox_client::private_files::fix_file(&accounts_file(&data_dir))
+        inbox_files::narrow_if_present(&accounts_file(&data_dir), inbox_files::FILE_MODE)
             .with_context(|| format!("narrow {}", accounts_file(&data_dir).display()))?;
         let settings = match &options.data_dir {
             Some(dir) => SettingsFile::load(dir, None),

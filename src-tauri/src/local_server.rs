@@ -55,7 +55,7 @@ impl LocalServer {
         data_dir: &Path,
         options: &LocalServerOptions,
     ) -> anyhow::Result<LocalServer> {
-        inbox_client::private_files::create_dir(data_dir)
+        inbox_files::private_dir(data_dir)
             .with_context(|| format!("create {}", data_dir.display()))?;
         let port_file = data_dir.join(PORT_FILE);
         let wanted = options
@@ -64,10 +64,7 @@ impl LocalServer {
             .unwrap_or(DEFAULT_PORT);
         let server = listen_from(wanted, data_dir).await?;
         let port = server.addr.port();
-        if let Err(e) = inbox_client::private_files::write_atomically(
-            &port_file,
-            format!("{port}\n").as_bytes(),
-        ) {
+        if let Err(e) = inbox_files::write_atomically(&port_file, format!("{port}\n").as_bytes()) {
             tracing::warn!(path = %port_file.display(), error = %e, "could not remember the local port");
         }
         let tokens_file = server

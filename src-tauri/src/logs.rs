@@ -42,7 +42,7 @@ pub fn init(dir: Option<&Path>) -> (Option<PathBuf>, Option<WorkerGuard>) {
         || EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,tao=warn,wry=warn".into());
     let stderr = fmt::layer().with_writer(std::io::stderr);
     let appender = dir.and_then(|dir| {
-        inbox_client::private_files::create_dir(dir).ok()?;
+        inbox_files::private_dir(dir).ok()?;
         Builder::new()
             .rotation(Rotation::DAILY)
             .filename_prefix(FILE_PREFIX)

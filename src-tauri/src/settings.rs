@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use chrono::NaiveTime;
-use inbox_client::private_files;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -142,7 +141,7 @@ impl SettingsFile {
             _ => path.clone(),
         };
         // Who the reviewer trusts is theirs alone; an older version wrote this file 0644.
-        if let Err(e) = private_files::fix_file(&read_from) {
+        if let Err(e) = inbox_files::narrow_if_present(&read_from, inbox_files::FILE_MODE) {
             tracing::warn!(path = %read_from.display(), error = %e, "could not narrow the settings file to 0600");
         }
         let settings = match std::fs::read(&read_from) {
@@ -158,10 +157,10 @@ impl SettingsFile {
     /// Write atomically (temporary file, then rename), 0600 from the start, its dir 0700.
     pub fn save(&self) -> anyhow::Result<()> {
         if let Some(dir) = self.path.parent() {
-            private_files::create_dir(dir).with_context(|| format!("create {}", dir.display()))?;
+            inbox_files::private_dir(dir).with_context(|| format!("create {}", dir.display()))?;
         }
         let text = serde_json::to_vec_pretty(&self.settings)?;
-        private_files::write_atomically(&self.path, &text)
+        inbox_files::write_atomically(&self.path, &text)
             .with_context(|| format!("write {}", self.path.display()))
     }
 }

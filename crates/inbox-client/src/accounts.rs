@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::private_files::write_atomically;
+use inbox_files::write_atomically;
 
 /// One server the reviewer follows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,7 +110,7 @@ impl AccountList {
             reason,
         };
         if let Some(dir) = path.parent() {
-            crate::private_files::create_dir(dir).map_err(|e| file_error(e.to_string()))?;
+            inbox_files::private_dir(dir).map_err(|e| file_error(e.to_string()))?;
         }
         let bytes = serde_json::to_vec_pretty(self).map_err(|e| file_error(e.to_string()))?;
         write_atomically(path, &bytes).map_err(|e| file_error(e.to_string()))

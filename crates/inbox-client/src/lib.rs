@@ -9,7 +9,7 @@
 //! - [`connection`]: a resuming stream subscription (`inbox tail`).
 //! - [`engine`]: the sync engine — one always-true inbox per account.
 //! - [`outbox`]: answers kept on disk until the server ruled on them.
-//! - [`private_files`]: everything written to disk is 0700 / 0600.
+//! - everything written to disk is 0700 / 0600 (`inbox_files`).
 //! - [`remote_media`]: remote images, video and audio fetched under an SSRF guard.
 //! - [`accounts`], [`keyring`]: the servers followed, and their tokens in the OS keyring.
 
@@ -24,7 +24,6 @@ pub mod error;
 pub mod keyring;
 pub mod local_discovery;
 pub mod outbox;
-pub mod private_files;
 pub mod remote_media;
 pub mod secret;
 pub mod stream;

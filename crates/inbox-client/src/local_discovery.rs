@@ -1,7 +1,7 @@
 //! How `inbox` on this machine finds the desktop app's local server without being told: the
 //! app writes `desktop-server.json` (its URL and the path of the tokens file, never a token)
 //! into the per-user data dir when its in-process server is listening, and removes it when it
-//! stops. The file is 0600 and replaced atomically (see [`crate::private_files`]), so a reader
+//! stops. The file is 0600 and replaced atomically (see `inbox_files`), so a reader
 //! sees either the old or the new content, never half of one.
 //!
 //! A file left by an app that crashed is *stale*: it names a port nobody listens on.
@@ -100,11 +100,11 @@ impl LocalDiscovery {
     /// Write to `path` (its directory made 0700 if missing), atomically and 0600.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
-            crate::private_files::create_dir(dir)?;
+            inbox_files::private_dir(dir)?;
         }
         let mut text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         text.push(b'\n');
-        crate::private_files::write_atomically(path, &text)
+        inbox_files::write_atomically(path, &text)
     }
 
     /// Remove `path` if it still names this server (a newer app may have replaced it).

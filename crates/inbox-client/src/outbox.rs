@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::api::new_idempotency_key;
-use crate::private_files;
 
 /// What the reviewer gave.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,20 +121,21 @@ impl Outbox {
     pub fn open(dir: impl Into<PathBuf>) -> Result<Outbox, OutboxError> {
         let dir = dir.into();
         // What the reviewer answered is nobody else's business: 0700 here, 0600 per entry.
-        private_files::create_dir(&dir).map_err(|e| io_error(&dir, e))?;
+        inbox_files::private_dir(&dir).map_err(|e| io_error(&dir, e))?;
         let mut entries = BTreeMap::new();
         for item in fs::read_dir(&dir).map_err(|e| io_error(&dir, e))? {
             let path = item.map_err(|e| io_error(&dir, e))?.path();
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            if name.ends_with(".tmp") {
+            if name.ends_with(inbox_files::TEMP_SUFFIX) {
                 let _ = fs::remove_file(&path);
                 continue;
             }
             if name.ends_with(SUFFIX) || name.ends_with(".corrupt") {
                 // Written by a version that left entries readable by others.
-                private_files::fix_file(&path).map_err(|e| io_error(&path, e))?;
+                inbox_files::narrow_if_present(&path, inbox_files::FILE_MODE)
+                    .map_err(|e| io_error(&path, e))?;
             }
             let Some(key) = name.strip_suffix(SUFFIX) else {
                 continue;
@@ -296,7 +296,7 @@ impl Outbox {
     fn write(&self, entry: &OutboxEntry) -> Result<(), OutboxError> {
         let bytes = serde_json::to_vec_pretty(entry)?;
         let path = self.path_of(&entry.key);
-        private_files::write_atomically(&path, &bytes).map_err(|e| io_error(&path, e))
+        inbox_files::write_atomically(&path, &bytes).map_err(|e| io_error(&path, e))
     }
 }
 

@@ -19,7 +19,6 @@ mod body;
 mod config;
 mod error;
 mod extract;
-mod files;
 mod hosts;
 mod ids;
 mod listener;

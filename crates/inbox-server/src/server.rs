@@ -145,7 +145,7 @@ async fn termination() {
 /// Open the data dir and store, bind the listener and start serving.
 pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let data_dir = config.data_dir.clone();
-    crate::files::private_dir(&data_dir).map_err(|source| ServerError::DataDir {
+    inbox_files::private_dir(&data_dir).map_err(|source| ServerError::DataDir {
         path: data_dir.clone(),
         source,
     })?;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{Role, TokenSpec};
-use crate::{files, ids};
+use crate::ids;
 
 pub const FILE_NAME: &str = "tokens.json";
 
@@ -33,7 +33,8 @@ pub fn load_or_generate(data_dir: &Path) -> Result<(Vec<TokenSpec>, PathBuf), To
         ))
     };
     if path.exists() {
-        files::narrow_if_present(&path, files::FILE_MODE).map_err(|e| failed(e.to_string()))?;
+        inbox_files::narrow_if_present(&path, inbox_files::FILE_MODE)
+            .map_err(|e| failed(e.to_string()))?;
         let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::InvalidData => damaged("it is not UTF-8 text".into()),
             _ => failed(e.to_string()),
@@ -76,7 +77,7 @@ pub fn load_or_generate(data_dir: &Path) -> Result<(Vec<TokenSpec>, PathBuf), To
     ];
     let mut text = serde_json::to_string_pretty(&tokens).map_err(|e| failed(e.to_string()))?;
     text.push('\n');
-    files::write_atomically(&path, text.as_bytes()).map_err(|e| failed(e.to_string()))?;
+    inbox_files::write_atomically(&path, text.as_bytes()).map_err(|e| failed(e.to_string()))?;
     Ok((tokens, path))
 }
 

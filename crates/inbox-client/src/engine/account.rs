@@ -128,7 +128,7 @@ pub(crate) fn spawn(
     let dir = config.state_dir.join(&account.id);
     // Created (or narrowed) one level at a time: the outbox below only narrows its own dir.
     for private in [&config.state_dir, &dir] {
-        crate::private_files::create_dir(private).map_err(|e| OutboxError::Io {
+        inbox_files::private_dir(private).map_err(|e| OutboxError::Io {
             path: private.clone(),
             source: e,
         })?;

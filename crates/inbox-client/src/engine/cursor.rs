@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::private_files::write_atomically;
+use inbox_files::write_atomically;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
@@ -32,7 +32,7 @@ impl CursorFile {
     /// reconciles the rest), and is logged.
     pub(crate) fn load(&mut self) -> Option<String> {
         // Saved 0600 (`write_atomically`); an older version's 0644 file is narrowed here.
-        if let Err(e) = crate::private_files::fix_file(&self.path) {
+        if let Err(e) = inbox_files::narrow_if_present(&self.path, inbox_files::FILE_MODE) {
             tracing::warn!(file = %self.path.display(), error = %e, "cannot narrow the stream position file");
         }
         let bytes = match std::fs::read(&self.path) {

@@ -93,11 +93,11 @@ impl SqliteStore {
     /// The database is created 0600 before SQLite opens it; SQLite gives its `-wal` and `-shm`
     /// files the database's mode, and existing ones that are more open are narrowed here.
     pub fn open(path: &Path, events_retention: usize) -> Result<SqliteStore, StoreError> {
-        crate::files::private_file(path)?;
+        inbox_files::private_file(path)?;
         for suffix in ["-wal", "-shm", "-journal"] {
             let mut side = path.as_os_str().to_owned();
             side.push(suffix);
-            crate::files::narrow_if_present(Path::new(&side), crate::files::FILE_MODE)?;
+            inbox_files::narrow_if_present(Path::new(&side), inbox_files::FILE_MODE)?;
         }
         let mut conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;

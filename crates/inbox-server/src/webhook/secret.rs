@@ -9,8 +9,6 @@ use base64::engine::general_purpose::STANDARD;
 use inbox_protocol::validate::STANDARD_WEBHOOKS_SECRET_PREFIX;
 use rand::RngCore;
 
-use crate::files;
-
 pub const FILE_NAME: &str = "webhook_secret";
 
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +35,7 @@ pub fn load_or_generate(configured: Option<&str>, data_dir: &Path) -> Result<Vec
         source,
     };
     if path.exists() {
-        files::narrow_if_present(&path, files::FILE_MODE).map_err(io)?;
+        inbox_files::narrow_if_present(&path, inbox_files::FILE_MODE).map_err(io)?;
         let text = std::fs::read_to_string(&path).map_err(io)?;
         return decode(text.trim())
             .ok_or_else(|| SecretError::Malformed(path.display().to_string()));
@@ -48,7 +46,7 @@ pub fn load_or_generate(configured: Option<&str>, data_dir: &Path) -> Result<Vec
         "{STANDARD_WEBHOOKS_SECRET_PREFIX}{}\n",
         STANDARD.encode(&key)
     );
-    files::write_atomically(&path, text.as_bytes()).map_err(io)?;
+    inbox_files::write_atomically(&path, text.as_bytes()).map_err(io)?;
     tracing::info!(path = %path.display(), "generated the webhook signing secret (mode 0600)");
     Ok(key)
 }
