@@ -117,8 +117,10 @@ export function VirtualList<T>(props: Props<T>) {
     return () => ro.disconnect();
   }, []);
 
-  // Keep the active row in view.
-  useEffect(() => {
+  // Keep the active row in view. A layout effect: it runs in the commit that changed the active
+  // row, so it can never land late, after the reader has scrolled elsewhere (a passive effect
+  // could, on a busy machine, and pulled the list back to the row).
+  useLayoutEffect(() => {
     const el = ref.current;
     if (!el || activeKey === null) return;
     const i = index.get(activeKey);
