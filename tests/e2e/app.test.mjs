@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { InboxServer, saveScreenshot, scratch, secret, startDriver } from "./harness.mjs";
+import { InboxServer, reviewerApp, saveScreenshot, secret, startDriver } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -24,14 +24,7 @@ let app;
 before(async () => {
   server = new InboxServer();
   await server.start();
-  driver = await startDriver({
-    INBOX_URL: server.url,
-    INBOX_TOKEN: server.reviewerToken,
-    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-app-"),
-    // "Open in browser" must not start a real browser on the test machine.
-    BROWSER: "true",
-    RUST_LOG: process.env.RUST_LOG ?? "info",
-  });
+  driver = await startDriver(reviewerApp(server, "app"));
   app = await driver.session();
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
 });

@@ -210,6 +210,19 @@ export class InboxServer {
   }
 }
 
+/** The environment of an app that follows `server` as its reviewer, with a data dir of its own
+ *  (`inbox-e2e-<name>-…`): what every window test starts the app with. */
+export function reviewerApp(server, name) {
+  return {
+    INBOX_URL: server.url,
+    INBOX_TOKEN: server.reviewerToken,
+    INBOX_DESKTOP_DATA_DIR: scratch(`inbox-e2e-${name}-`),
+    // "Open in browser" must not start a real browser on the test machine.
+    BROWSER: "true",
+    RUST_LOG: process.env.RUST_LOG ?? "info",
+  };
+}
+
 /** tauri-driver on a free port; the app it launches inherits `env` (a `null` value unsets). */
 export async function startDriver(env) {
   const merged = { ...process.env, ...env };

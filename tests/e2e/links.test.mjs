@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { InboxServer, scratch, startDriver } from "./harness.mjs";
+import { InboxServer, reviewerApp, startDriver } from "./harness.mjs";
 import { literal } from "./webdriver.mjs";
 
 const PANE = "//main[@aria-label='Open question']";
@@ -20,13 +20,7 @@ const asked = [];
 before(async () => {
   server = new InboxServer();
   await server.start();
-  driver = await startDriver({
-    INBOX_URL: server.url,
-    INBOX_TOKEN: server.reviewerToken,
-    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-links-"),
-    BROWSER: "true",
-    RUST_LOG: process.env.RUST_LOG ?? "info",
-  });
+  driver = await startDriver(reviewerApp(server, "links"));
 });
 
 after(async () => {

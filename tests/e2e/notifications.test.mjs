@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, before, test } from "node:test";
-import { INBOX_BIN, InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { INBOX_BIN, InboxServer, reviewerApp, saveScreenshot, startDriver } from "./harness.mjs";
 import { literal } from "./webdriver.mjs";
 
 const STATUS_BAR = "//footer[@role='contentinfo']";
@@ -22,13 +22,7 @@ let app;
 before(async () => {
   server = new InboxServer();
   await server.start();
-  driver = await startDriver({
-    INBOX_URL: server.url,
-    INBOX_TOKEN: server.reviewerToken,
-    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-notify-"),
-    BROWSER: "true",
-    RUST_LOG: process.env.RUST_LOG ?? "info",
-  });
+  driver = await startDriver(reviewerApp(server, "notify"));
   app = await driver.session();
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
 });

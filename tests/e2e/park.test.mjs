@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import http from "node:http";
 import { once } from "node:events";
 import { after, before, test } from "node:test";
-import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { InboxServer, reviewerApp, saveScreenshot, startDriver } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const PANE = "//main[@aria-label='Open question']";
@@ -55,13 +55,7 @@ before(async () => {
   await receiver.start();
   server = new InboxServer({ extraArgs: ["--webhook-secret", SECRET] });
   await server.start();
-  driver = await startDriver({
-    INBOX_URL: server.url,
-    INBOX_TOKEN: server.reviewerToken,
-    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-park-"),
-    BROWSER: "true",
-    RUST_LOG: process.env.RUST_LOG ?? "info",
-  });
+  driver = await startDriver(reviewerApp(server, "park"));
   app = await driver.session();
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
 });

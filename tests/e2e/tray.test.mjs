@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { InboxServer, scratch, startDriver } from "./harness.mjs";
+import { InboxServer, reviewerApp, startDriver } from "./harness.mjs";
 import { DesktopProbe } from "./desktopProbe.mjs";
 import { literal } from "./webdriver.mjs";
 
@@ -28,13 +28,7 @@ before(async () => {
   asked.push(await server.ask("Tray: second waiting question?", "--format", "confirm"));
   // The panel is up before the app, as on a desktop: the icon registers when the app starts.
   probe = await DesktopProbe.start();
-  driver = await startDriver({
-    INBOX_URL: server.url,
-    INBOX_TOKEN: server.reviewerToken,
-    INBOX_DESKTOP_DATA_DIR: scratch("inbox-e2e-tray-"),
-    BROWSER: "true",
-    RUST_LOG: process.env.RUST_LOG ?? "info",
-  });
+  driver = await startDriver(reviewerApp(server, "tray"));
   app = await driver.session();
   await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
 });
