@@ -178,17 +178,17 @@ async function seed(server, askers, count) {
 /** Until the sidebar shows `count` questions waiting (the engine's count, drawn by the window). */
 async function waitForPending(app, count) {
   const started = Date.now();
-  await app.waitFor(
-    `${count} pending in the sidebar`,
-    () =>
-      app.execute(
-        `const nav = document.querySelector('nav[aria-label="Views and accounts"]');
-         const text = nav ? nav.textContent.replace(/[,\\u202f\\u00a0]/g, '') : '';
-         return new RegExp('(^|\\\\D)' + arguments[0] + '(\\\\D|$)').test(text) ? true : null;`,
-        [String(count)],
-      ),
-    120000,
-  );
+  const sidebar = () =>
+    app.execute(
+      `const nav = document.querySelector('nav[aria-label="Views and accounts"]');
+       return nav ? nav.textContent.replace(/[,\u202f\u00a0]/g, '') : '';`,
+    );
+  const shows = (text) => new RegExp(`(^|\\D)${count}(\\D|$)`).test(text);
+  try {
+    await app.waitFor(`${count} pending in the sidebar`, async () => shows(await sidebar()), 120000);
+  } catch (e) {
+    throw new Error(`${e.message}; the sidebar reads "${await sidebar().catch(() => "?")}"`);
+  }
   return Date.now() - started;
 }
 

@@ -321,7 +321,10 @@ mod tests {
 
     #[test]
     fn the_desktop_measures_are_expected_and_their_goals_applied() {
-        let names: Vec<String> = expected_names(&setup()).into_iter().map(|(n, _)| n).collect();
+        let names: Vec<String> = expected_names(&setup())
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert!(names.contains(&"desktop.idle_pss.5".to_owned()));
         assert!(names.contains(&"desktop.ask_to_visible.5.p99".to_owned()));
         let slow = with_desktop_goals(Measure::new("desktop.ask_to_visible.5.p99", "ms", 120.0));
@@ -342,7 +345,10 @@ mod tests {
 
     #[test]
     fn goals_read_back_as_written() {
-        let m = Measure::new("x", "ms", 3.0).peer("nchan", 2.0).goal("nchan", 2.0).at_most(5.0);
+        let m = Measure::new("x", "ms", 3.0)
+            .peer("nchan", 2.0)
+            .goal("nchan", 2.0)
+            .at_most(5.0);
         let back: Measure = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
         assert_eq!(back.goals[0].bound, m.goals[0].bound);
         assert_eq!(back.goals[1].bound, Bound::AtMost { at_most: 5.0 });
