@@ -8,7 +8,7 @@
 //! - the script: one account through a scripted day (questions arrive, one is answered while the
 //!   answer is in flight, the account goes offline, a deadline passes, answers are confirmed, a
 //!   notification arrives and is opened): the snapshot a window attaching at the start reads,
-//!   then every change batch with the engine's own counts after it. `ui/src/state/
+//!   then every change batch with the engine's own counts after it. `ui/src/components/
 //!   engineCounts.test.tsx` replays it through the real App and checks the sidebar step by step.
 //! - the shares: one card (or notification) in each state the machine can put it in, with that
 //!   card's share of the counts; the UI's fake backend sums these instead of guessing.
@@ -399,6 +399,27 @@ fn card_shares() -> Vec<CardShare> {
             ],
         ),
         card_share(
+            "somebody else declined first",
+            q(),
+            vec![
+                queue(),
+                verdict(Verdict::AlreadyAnswered { winner: declined() }),
+            ],
+        ),
+        card_share(
+            "the asker withdrew it first",
+            q(),
+            vec![
+                queue(),
+                verdict(Verdict::AlreadyAnswered {
+                    winner: Interaction {
+                        status: Status::Cancelled,
+                        ..q()
+                    },
+                }),
+            ],
+        ),
+        card_share(
             "answered elsewhere",
             q(),
             vec![frame(
@@ -407,6 +428,18 @@ fn card_shares() -> Vec<CardShare> {
                     id: id(),
                     status: Status::Answered,
                     answer: answered().answer.expect("an answer"),
+                }),
+            )],
+        ),
+        card_share(
+            "declined elsewhere",
+            q(),
+            vec![frame(
+                101,
+                StreamEvent::Answered(AnsweredEvent {
+                    id: id(),
+                    status: Status::Declined,
+                    answer: declined().answer.expect("an answer"),
                 }),
             )],
         ),

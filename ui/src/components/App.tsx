@@ -5,6 +5,7 @@ import type { Card, Delivery } from "../backend/types";
 import { useHotkeys } from "../hooks/useHotkeys";
 import {
   accountCounts,
+  anyPending,
   cardKey,
   emptyInbox,
   inboxReducer,
@@ -13,7 +14,7 @@ import {
   parkGroups,
   parkKey,
   rowOrder,
-  viewCount,
+  totalCounts,
   visibleCards,
   type ListFilter,
   type View,
@@ -224,15 +225,11 @@ export function App({ backend, initial }: AppProps) {
     }
   };
 
-  const viewCounts = useMemo(
-    () => ({ inbox: viewCount(inbox, "inbox"), answered: 0, expired: 0, all: inbox.cards.size }),
-    [inbox],
-  );
-  const perAccount = useMemo(() => Object.fromEntries(inbox.accounts.map((a) => [a.id, accountCounts(inbox, a.id)])), [inbox]);
-  const queued = Object.values(perAccount).reduce((n, c) => n + c.queued, 0);
-  const nothingPending = inbox.loaded && viewCounts.inbox === 0;
+  // Every number the window shows is the engine's (the snapshot's and each batch's counts).
+  const total = useMemo(() => totalCounts(inbox), [inbox]);
+  const pendingByAccount = useMemo(() => Object.fromEntries(inbox.accounts.map((a) => [a.id, accountCounts(inbox, a.id).pending])), [inbox]);
+  const nothingPending = inbox.loaded && !anyPending(inbox);
   const notifications = useMemo(() => notificationRows(inbox), [inbox]);
-  const notificationsUnread = notifications.filter((r) => !r.notification.read_at).length;
 
   return (
     <div className="app">
@@ -246,11 +243,11 @@ export function App({ backend, initial }: AppProps) {
         notificationsOpen={showNotifications}
         onNotifications={() => setShowNotifications(true)}
         notificationCount={notifications.length}
-        notificationsUnread={notificationsUnread}
-        viewCounts={viewCounts}
+        notificationsUnread={total.notifications_unread}
+        inboxCount={total.pending}
         accounts={inbox.accounts}
         connections={inbox.connections}
-        pendingByAccount={Object.fromEntries(Object.entries(perAccount).map(([k, c]) => [k, c.pending]))}
+        pendingByAccount={pendingByAccount}
         account={filter.account}
         onAccount={(account) => setFilter({ ...filter, account })}
         doNotDisturb={dnd}
@@ -349,7 +346,7 @@ export function App({ backend, initial }: AppProps) {
       </main>
         </>
       )}
-      <StatusBar accounts={inbox.accounts} connections={inbox.connections} queued={queued} onShortcuts={() => setHelp(true)} />
+      <StatusBar accounts={inbox.accounts} connections={inbox.connections} queued={total.queued} onShortcuts={() => setHelp(true)} />
       {help && <ShortcutsOverlay onClose={() => setHelp(false)} />}
     </div>
   );
