@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import type { Backend } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Account, Card, Delivery } from "../backend/types";
 import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
@@ -22,7 +22,6 @@ import { Resolution } from "./Resolution";
 type Props = {
   card: Card;
   account: Account | undefined;
-  backend: Backend;
   remoteAllowed: boolean;
   onAllowRemote: (scope: "question" | "sender") => void;
   /** The reviewer's answer or decline left the window (accepted or queued). */
@@ -34,7 +33,8 @@ type Props = {
 };
 
 /** The open question: who asks, what, its media, and the controls to answer or decline it. */
-export function QuestionView({ card, account, backend, remoteAllowed, onAllowRemote, onResolved, keysEnabled, onFailure }: Props) {
+export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onResolved, keysEnabled, onFailure }: Props) {
+  const backend = useBackend();
   const i = card.interaction;
   const now = useNow();
   const [busy, setBusy] = useState(false);
@@ -165,7 +165,6 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
           account={account}
           asker={i.asker}
           questionId={i.id}
-          backend={backend}
           remoteAllowed={remoteAllowed}
           onAllowRemote={onAllowRemote}
         />
