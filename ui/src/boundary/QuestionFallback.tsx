@@ -3,6 +3,7 @@ import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Card, Delivery } from "../backend/types";
 import { DeclineControl } from "../components/DeclineControl";
+import { answerable } from "../state/inbox";
 import { RenderFailure } from "./RenderFailure";
 
 type Props = {
@@ -23,7 +24,7 @@ export function QuestionFallback({ card, reason, onResolved }: Props) {
   const [declining, setDeclining] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const fieldId = `failed_${String(i.id).replace(/[^A-Za-z0-9_]/g, "_")}`;
-  const pending = i.status === "pending" && card.delivery?.state !== "queued" && card.delivery?.state !== "sending";
+  const pending = answerable(card);
 
   const decline = async (why: string | undefined) => {
     setBusy(true);

@@ -5,6 +5,7 @@ import type { Account, Card, Delivery } from "../backend/types";
 import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
 import { useNow } from "../hooks/useNow";
 import { absoluteTime, countdown, relativeAge } from "../lib/time";
+import { answerable } from "../state/inbox";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { FormFallback } from "../boundary/FormFallback";
 import { RenderFailure } from "../boundary/RenderFailure";
@@ -45,8 +46,7 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
   const [copied, setCopied] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const accountLabel = account?.label ?? card.account;
-  const inFlight = card.delivery?.state === "queued" || card.delivery?.state === "sending";
-  const open = i.status === "pending" && !inFlight;
+  const open = answerable(card);
   const left = i.status === "pending" ? countdown(i.expires_at, now) : null;
   const fieldId = `answer_${i.id.replace(/[^A-Za-z0-9_]/g, "_")}`;
 

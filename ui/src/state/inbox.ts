@@ -264,6 +264,15 @@ export function totalCounts(state: InboxState): Counts {
   return total;
 }
 
+/**
+ * Whether the reviewer can still answer or decline it here: pending, and no answer of theirs
+ * on its way (queued or sending, the engine's `Delivery::is_in_flight`).
+ */
+export function answerable(c: Card): boolean {
+  const state = c.delivery?.state;
+  return c.interaction.status === "pending" && state !== "queued" && state !== "sending";
+}
+
 /** Whether any question still shows as pending (else the pane shows the empty state). */
 export function anyPending(state: InboxState): boolean {
   for (const c of state.cards.values()) if (c.interaction.status === "pending") return true;
