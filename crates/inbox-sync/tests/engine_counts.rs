@@ -14,7 +14,8 @@
 //!   card's share of the counts; the UI's fake backend sums these instead of guessing.
 //!
 //! The committed files must be what the engine records now (the test below fails otherwise);
-//! refresh them with `INBOX_WRITE_FIXTURES=1 cargo test -p inbox-sync --test engine_counts`.
+//! refresh them with `scripts/generate-ts.sh` (or `INBOX_WRITE_FIXTURES=1 cargo test -p inbox-sync
+//! --test engine_counts`).
 
 use std::path::PathBuf;
 
