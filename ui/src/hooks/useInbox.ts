@@ -58,6 +58,8 @@ export function useInbox(backend: Backend, onOpen: (req: OpenRequest) => void): 
 
   const reloadSnapshot = useCallback(async () => {
     try {
+      // Batches that come while it is on its way are applied again on top of it (state/inbox.ts).
+      dispatch({ type: "snapshotRequested" });
       dispatch({ type: "snapshot", snapshot: await backend.snapshot() });
     } catch (raw) {
       reportError(raw);
