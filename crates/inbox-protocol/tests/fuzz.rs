@@ -12,7 +12,7 @@ use inbox_protocol::validate::{
     validate_park,
 };
 use inbox_protocol::{
-    AskRequest, DeclineRequest, Interaction, ParkRequest, Status, StreamEvent, ValidationError,
+    AskRequest, DeclineRequest, Interaction, ParkRequest, StreamEvent, ValidationError,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -252,27 +252,12 @@ fn names_a_field(e: &ValidationError, roots: &[&str]) -> Result<(), TestCaseErro
 }
 
 fn interaction_from(req: AskRequest, expires_at: Option<DateTime<Utc>>) -> Interaction {
-    Interaction {
-        id: "ia_fuzz".to_owned(),
-        kind: req.kind,
-        prompt: req.prompt,
-        answer_format: req.answer_format,
-        options: req.options.unwrap_or_default(),
-        schema: req.schema,
-        data: req.data,
-        pages: req.pages,
-        link: req.link,
-        media: req.media.unwrap_or_default(),
-        mode: req.mode,
-        expires_at,
-        status: Status::Pending,
-        asker: "fuzz-bot".to_owned(),
-        created_at: now(),
-        answer: None,
-        metadata: req.metadata.unwrap_or_default(),
-        park_id: None,
-        park: None,
-    }
+    Interaction::builder("ia_fuzz")
+        .ask(req)
+        .expires_at(expires_at)
+        .asker("fuzz-bot")
+        .created_at(now())
+        .build()
 }
 
 /// An ask body through the whole ask path; the accepted question, if it was accepted.
