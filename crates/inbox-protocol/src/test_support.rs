@@ -1,6 +1,7 @@
 //! Test set-up only (the `test-support` feature, which crates enable as a dev-dependency and
 //! production builds never do): an [`Interaction`] built from the few fields a test cares
-//! about, so that a new field of the contract is added here once and not in every fixture.
+//! about, so that a new field of the contract is added here once and not in every fixture;
+//! and the settings every property-test suite of the workspace runs with.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -155,5 +156,20 @@ impl InteractionBuilder {
 
     pub fn build(self) -> Interaction {
         self.0
+    }
+}
+
+/// The property-test settings of every fuzz suite: `default_cases` cases (the bounded count CI
+/// runs) unless `INBOX_PROPTEST_CASES=N` asks for another, and no failure files beside the
+/// sources (a failure becomes a named regression test instead).
+pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("INBOX_PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default_cases);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
     }
 }

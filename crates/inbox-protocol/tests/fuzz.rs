@@ -7,6 +7,7 @@
 //! run in docs/reliability.md).
 
 use chrono::{DateTime, TimeZone, Utc};
+use inbox_protocol::test_support::proptest_config;
 use inbox_protocol::validate::{
     Retention, effective_schema, validate_answer, validate_ask, validate_decline, validate_params,
     validate_park,
@@ -16,19 +17,6 @@ use inbox_protocol::{
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-
-fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("INBOX_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default_cases);
-    ProptestConfig {
-        cases,
-        // Failures become named regression tests below, not files beside the sources.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
@@ -288,7 +276,7 @@ fn check_ask(body: &Value) -> Result<Option<Interaction>, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config(192))]
+    #![proptest_config(proptest_config(192))]
 
     #[test]
     fn any_ask_is_accepted_or_refused_naming_its_field(body in mutated_ask()) {
