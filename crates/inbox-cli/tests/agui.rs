@@ -4,14 +4,14 @@
 mod support;
 
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
-use support::{inbox, start_server};
+use support::{inbox, serve_on_thread, start_server};
 
 /// Asks one yes/no question; says "Booked." once it has an answer.
 struct Booker;
@@ -43,20 +43,11 @@ impl Agent for Broken {
 }
 
 fn serve_agents() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async move {
-            let app = axum::Router::new()
-                .route_agui("/booker", Booker)
-                .route_agui("/broken", Broken);
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    addr
+    serve_on_thread(
+        axum::Router::new()
+            .route_agui("/booker", Booker)
+            .route_agui("/broken", Broken),
+    )
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,7 +18,7 @@ use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
 use serde_json::{Value, json};
-use support::{Serve, Server, redis_url};
+use support::{Serve, Server, redis_url, serve_on_thread};
 
 const ASKER: &str = "asker-secret-for-the-worker-test-0001";
 const REVIEWER: &str = "reviewer-secret-for-the-worker-test-01";
@@ -53,18 +53,7 @@ impl Agent for Holder {
 }
 
 fn serve_agent(resumes: Arc<AtomicUsize>) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async move {
-            let app = axum::Router::new().route_agui("/agent", Holder { resumes });
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    addr
+    serve_on_thread(axum::Router::new().route_agui("/agent", Holder { resumes }))
 }
 
 /// A worker of the Redis deployment, with the two tokens of this test.

@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -110,6 +110,22 @@ pub fn inbox(server: &Server, args: &[&str]) -> Command {
         .env("INBOX_DATA_DIR", server.dir.path())
         .env_remove("INBOX_TOKEN");
     cmd
+}
+
+/// Serves `app` (the tests' agents) on a free loopback port, on a thread and runtime of its own
+/// so that a blocking test can host it too.
+pub fn serve_on_thread(app: axum::Router) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    addr
 }
 
 pub fn free_port() -> u16 {
