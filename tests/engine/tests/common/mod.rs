@@ -37,15 +37,7 @@ impl TestServer {
     }
 
     pub async fn start_with_retention(retention: usize) -> TestServer {
-        let dir = tempfile::tempdir().unwrap();
-        let mut server = TestServer {
-            dir,
-            addr: "127.0.0.1:0".parse().unwrap(),
-            retention,
-            running: None,
-        };
-        server.boot().await;
-        server
+        TestServer::start_in(tempfile::tempdir().unwrap(), retention).await
     }
 
     /// A server over a data dir already filled by [`seed_pending`].
@@ -170,6 +162,14 @@ pub fn engine_with_keyring(state_dir: &std::path::Path, keyring: Keyring) -> Eng
 
 pub fn account(id: &str, url: &str) -> Account {
     Account::new(id, id, url).unwrap()
+}
+
+/// Add the account `id` at `url` to `engine`, signed in with `token`.
+pub async fn add_account(engine: &Engine, id: &str, url: &str, token: &str) {
+    engine
+        .add_account(account(id, url), Some(Token::new(token)))
+        .await
+        .unwrap();
 }
 
 /// Every pending interaction, read page by page from the server.
