@@ -18,8 +18,13 @@
 //! (`outbox/`), so a restart resumes the stream and still delivers what was answered offline.
 
 mod account;
+mod account_task;
+mod command;
 mod cursor;
 mod delivery;
+mod outbox_driver;
+mod report;
+mod stream_task;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -43,7 +48,8 @@ use crate::secret::Token;
 use crate::stream::DEFAULT_KEEPALIVE_TIMEOUT;
 use crate::transport::ClientOptions;
 
-use account::{AccountHandle, Command};
+use account::AccountHandle;
+use command::Command;
 
 /// How the engine behaves; the defaults are what the app uses.
 #[derive(Debug, Clone)]
