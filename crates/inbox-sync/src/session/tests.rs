@@ -16,7 +16,7 @@ use crate::inbox::fixture::*;
 #[derive(Debug, Clone)]
 enum Step {
     Start,
-    Input(Input),
+    Input(Box<Input>),
     /// `StreamOpened`, through the session.
     Opened,
     /// The stream closed (`true`: on a 401).
@@ -35,6 +35,7 @@ enum Step {
     Timeout,
 }
 
+#[derive(Default)]
 struct Row {
     name: &'static str,
     /// The position already on disk.
@@ -47,17 +48,9 @@ struct Row {
     check: Option<fn(&Session, &Run)>,
 }
 
-impl Default for Row {
-    fn default() -> Row {
-        Row {
-            name: "",
-            saved: None,
-            failing_disk: false,
-            steps: Vec::new(),
-            work: "",
-            check: None,
-        }
-    }
+/// A step that feeds `input` as it is.
+fn input(input: Input) -> Step {
+    Step::Input(Box::new(input))
 }
 
 /// What a row's checks can look at besides the session.
@@ -140,7 +133,7 @@ fn run_seeded(row: &Row, seed: u64) {
         let now = moment(ms, jump);
         match step {
             Step::Start => session.start(now),
-            Step::Input(input) => session.handle(now, input),
+            Step::Input(input) => session.handle(now, *input),
             Step::Opened => session.stream_opened(now),
             Step::Closed(unauthorized) => session.stream_closed(now, unauthorized),
             Step::PageFailed(cursor, unauthorized) => {
@@ -207,7 +200,7 @@ fn online() -> Vec<(u64, Step)> {
 fn online_with(items: Vec<inbox_protocol::Interaction>) -> Vec<(u64, Step)> {
     vec![
         (0, Step::Start),
-        (0, Step::Input(loaded(None, page(items, None, "10")))),
+        (0, input(loaded(None, page(items, None, "10")))),
         (0, Step::Opened),
     ]
 }
@@ -262,7 +255,7 @@ fn reconnect_backoff() {
             steps: then(
                 online(),
                 vec![
-                    (50, Step::Input(reset("11"))),
+                    (50, input(reset("11"))),
                     (100, Step::Closed(false)),
                     (110, Step::PageFailed(None, false)),
                 ],
@@ -482,7 +475,7 @@ fn outbox_retry() {
         },
         Row {
             name: "nothing is sent while a refetch runs: a verdict lands on a current list",
-            steps: then(online(), vec![(100, Step::Input(Input::Refresh))]),
+            steps: then(online(), vec![(100, input(Input::Refresh))]),
             work: "page(-) open(10) deliver page(-)",
             check: Some(|session, _| assert!(!session.can_send())),
             ..Row::default()
@@ -641,8 +634,8 @@ fn position_writes() {
             steps: then(
                 online_with(vec![ia("a", 0)]),
                 vec![
-                    (300, Step::Input(answered("11", "a", "bo"))),
-                    (600, Step::Input(answered("12", "a", "bo"))),
+                    (300, input(answered("11", "a", "bo"))),
+                    (600, input(answered("12", "a", "bo"))),
                     (1000, Step::Timeout),
                 ],
             ),
@@ -686,8 +679,8 @@ fn change_coalescing() {
                 online(),
                 vec![
                     (50, Step::Timeout),
-                    (100, Step::Input(add("11", ia("a", 1)))),
-                    (110, Step::Input(add("12", ia("b", 2)))),
+                    (100, input(add("11", ia("a", 1)))),
+                    (110, input(add("12", ia("b", 2)))),
                     (120, Step::Timeout),
                     (125, Step::Timeout),
                 ],
@@ -708,10 +701,7 @@ fn change_coalescing() {
             name: "the window opens with the first change after a publish",
             steps: then(
                 online(),
-                vec![
-                    (100, Step::Timeout),
-                    (500, Step::Input(add("11", ia("a", 1)))),
-                ],
+                vec![(100, Step::Timeout), (500, input(add("11", ia("a", 1))))],
             ),
             work: "page(-) open(10) deliver publish notify(a)",
             check: Some(|session, run| {
@@ -728,7 +718,7 @@ fn change_coalescing() {
                 online(),
                 vec![
                     (100, Step::Timeout),
-                    (200, Step::Input(Input::MarkRead { id: "zz".into() })),
+                    (200, input(Input::MarkRead { id: "zz".into() })),
                 ],
             ),
             work: "page(-) open(10) deliver publish",
