@@ -3,8 +3,8 @@
 //! The inbox says what the list is; the session says *when* things happen: when to try the
 //! server again after a failure (reconnect backoff), when to try the outbox again, when to
 //! ask again for cards whose fetch failed, when to retry a notification's dismissal, when a
-//! card's deadline passes, when to write the stream position, and when to publish the
-//! gathered changes. It is shaped like quinn-proto's connection: the driver tells it what
+//! silent stream counts as dead, when a card's deadline passes, when to write the stream
+//! position, and when to publish the gathered changes. It is shaped like quinn-proto's connection: the driver tells it what
 //! happened with the [`Moment`] it happened at, sleeps until [`Session::poll_timeout`], calls
 //! [`Session::handle_timeout`], and performs what [`Session::poll_work`] hands out. No clock is
 //! read and no entropy drawn here (the jitter comes from a generator the driver seeds), so
@@ -46,6 +46,9 @@ pub struct Pacing {
     pub dismissal: BackoffPolicy,
     /// Tries of a dismissal the server did not take (it is already gone on this machine).
     pub dismissal_attempts: u32,
+    /// Silence after which the stream counts as dead (connecting included): the server sends
+    /// a keepalive at least every 15 s, so a half-open socket is not waited on forever.
+    pub keepalive: Duration,
     /// Changes are gathered this long before one batch is published.
     pub coalesce: Duration,
     /// How long a position change waits before it is written (a crash loses at most this
@@ -57,8 +60,8 @@ pub struct Pacing {
 }
 
 impl Pacing {
-    /// The app's pacing from its reconnect policy and coalescing window.
-    pub fn new(reconnect: BackoffPolicy, coalesce: Duration) -> Pacing {
+    /// The app's pacing from its reconnect policy, coalescing window and keepalive timeout.
+    pub fn new(reconnect: BackoffPolicy, coalesce: Duration, keepalive: Duration) -> Pacing {
         Pacing {
             reconnect,
             outbox: reconnect,
@@ -69,6 +72,7 @@ impl Pacing {
             },
             dismissal: reconnect,
             dismissal_attempts: 6,
+            keepalive,
             coalesce,
             persist: Duration::from_secs(1),
             clock_check: Duration::from_secs(5),
@@ -109,6 +113,8 @@ struct Timers {
     outbox: Option<Instant>,
     fetch: Option<Instant>,
     clock: Option<Instant>,
+    /// The stream (open or opening) counts as dead if nothing arrives before this.
+    silence: Option<Instant>,
 }
 
 /// One account's inbox and its timers. See the module docs.
@@ -186,6 +192,7 @@ impl Session {
             self.timers.outbox,
             self.timers.fetch,
             self.timers.clock,
+            self.timers.silence,
             dismissal,
             deadline,
         ]
@@ -199,6 +206,12 @@ impl Session {
         self.now = now;
         let at = now.at;
         let due = |t: &mut Option<Instant>| t.take_if(|t| *t <= at).is_some();
+        if due(&mut self.timers.silence) {
+            // Not even a keepalive: the socket is half-open. Drop it and reconnect.
+            self.close_stream();
+            let failure = self.failure(false);
+            self.feed(Input::StreamDropped { failure });
+        }
         if self.timers.retry.is_some_and(|(t, _)| t <= at) {
             self.timers.retry = None;
             if self.network_up {
@@ -260,6 +273,7 @@ impl Session {
         self.now = now;
         self.reconnect.reset();
         self.timers.retry = None;
+        self.stream_alive(now);
         self.feed(Input::StreamOpened);
         self.timers.outbox = None;
         self.work.push_back(Work::DeliverOutbox);
@@ -267,9 +281,18 @@ impl Session {
         self.settle();
     }
 
+    /// Something arrived on the stream (a frame, a keepalive, a hint): it is alive.
+    pub fn stream_alive(&mut self, now: Moment) {
+        self.now = now;
+        if self.timers.silence.is_some() {
+            self.timers.silence = Some(now.at + self.pacing.keepalive);
+        }
+    }
+
     /// The stream ended or could not be opened (`unauthorized`: the token was refused).
     pub fn stream_closed(&mut self, now: Moment, unauthorized: bool) {
         self.now = now;
+        self.timers.silence = None;
         let failure = self.failure(unauthorized);
         self.feed(Input::StreamDropped { failure });
         self.settle();
@@ -300,7 +323,7 @@ impl Session {
     /// until [`Session::signed_in`].
     pub fn signed_out(&mut self, now: Moment) {
         self.now = now;
-        self.work.push_back(Work::Effect(Effect::CloseStream));
+        self.close_stream();
         self.timers.retry = None;
         self.feed(Input::StreamDropped {
             failure: Failure::SignedOut,
@@ -334,7 +357,7 @@ impl Session {
             self.reconnect.reset();
             self.feed(Input::Retry);
         } else {
-            self.work.push_back(Work::Effect(Effect::CloseStream));
+            self.close_stream();
             self.feed(Input::StreamDropped {
                 failure: Failure::Offline,
             });
@@ -441,7 +464,22 @@ impl Session {
                 self.timers.flush = Some(self.now.at + self.pacing.coalesce);
             }
         }
-        self.work.extend(effects.into_iter().map(Work::Effect));
+        for effect in effects {
+            match effect {
+                Effect::OpenStream { .. } => {
+                    self.timers.silence = Some(self.now.at + self.pacing.keepalive)
+                }
+                Effect::CloseStream => self.timers.silence = None,
+                _ => {}
+            }
+            self.work.push_back(Work::Effect(effect));
+        }
+    }
+
+    /// Close the stream on the machine's own account (offline, signed out, silent).
+    fn close_stream(&mut self) {
+        self.timers.silence = None;
+        self.work.push_back(Work::Effect(Effect::CloseStream));
     }
 
     /// After any input: a position not yet on disk is written a little later.

@@ -75,7 +75,11 @@ pub(crate) fn spawn(
         at: tokio::time::Instant::now().into_std(),
         wall: config.clock.now(),
     };
-    let pacing = Pacing::new(config.backoff, config.coalesce_window);
+    let pacing = Pacing::new(
+        config.backoff,
+        config.coalesce_window,
+        config.keepalive_timeout,
+    );
     let session = Session::new(inbox, saved, pacing, rand::random(), now);
     let (commands, command_rx) = mpsc::channel(64);
     let (reports, report_rx) = mpsc::channel(1024);

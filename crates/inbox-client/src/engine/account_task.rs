@@ -138,13 +138,14 @@ impl AccountTask {
                     let _ = tx.send(Report::Page { cursor, result }).await;
                 });
             }
-            Effect::OpenStream { last_event_id } => self.stream.open(
-                &self.api,
-                last_event_id,
-                self.config.keepalive_timeout,
-                &self.reports,
-            ),
-            Effect::CloseStream => self.stream.close(),
+            Effect::OpenStream { last_event_id } => {
+                self.stream.open(&self.api, last_event_id, &self.reports)
+            }
+            Effect::CloseStream => {
+                // The machine closes it when offline, signed out, or silent too long.
+                debug!("closing the stream");
+                self.stream.close()
+            }
             Effect::FetchInteraction { id } => {
                 let (api, tx) = (self.api.clone(), self.reports.clone());
                 spawn(async move {
@@ -302,7 +303,11 @@ impl AccountTask {
             Report::Stream { generation, signal } if self.stream.is_current(generation) => {
                 self.stream_signal(now, signal)
             }
-            Report::Stream { .. } => {} // from a connection we already left
+            Report::Alive { generation } if self.stream.is_current(generation) => {
+                self.session.stream_alive(now)
+            }
+            // From a connection we already left.
+            Report::Stream { .. } | Report::Alive { .. } => {}
             Report::Fetched { id, result } => match result {
                 Ok(interaction) => self.session.handle(
                     now,
@@ -352,6 +357,9 @@ impl AccountTask {
     }
 
     fn stream_signal(&mut self, now: Moment, signal: StreamSignal) {
+        if !matches!(signal, StreamSignal::Closed(_)) {
+            self.session.stream_alive(now);
+        }
         match signal {
             StreamSignal::Opened => {
                 info!("stream open");

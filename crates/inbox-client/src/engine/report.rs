@@ -16,6 +16,10 @@ pub(super) enum Report {
         generation: u64,
         signal: StreamSignal,
     },
+    /// A keepalive on connection `generation`.
+    Alive {
+        generation: u64,
+    },
     Fetched {
         id: String,
         result: Result<Box<Interaction>, ClientError>,

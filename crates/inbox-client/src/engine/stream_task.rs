@@ -1,6 +1,7 @@
 //! The stream task: one SSE connection of an account, read on a task of its own that
-//! forwards every signal to the account's task. When to open and close it, and when to try
-//! again, is the machine's to say ([`inbox_sync::Session`]); this only connects and reads.
+//! forwards every signal to the account's task. When to open and close it, when to try
+//! again, and how long it may stay silent, is the machine's to say ([`inbox_sync::Session`]):
+//! this only connects and reads (keepalives included, without a timeout of its own).
 
 use std::time::Duration;
 
@@ -11,6 +12,9 @@ use tracing::{Instrument, debug};
 use super::report::Report;
 use crate::api::ApiClient;
 use crate::stream::{SseConnection, StreamEnd, StreamSignal};
+
+/// `SseConnection`'s own silence limit, which `next_untimed` does not apply.
+const SILENCE_UNUSED: Duration = Duration::MAX;
 
 /// The account's current connection, if any.
 #[derive(Default)]
@@ -26,7 +30,6 @@ impl StreamTask {
         &mut self,
         api: &ApiClient,
         last_event_id: Option<String>,
-        keepalive: Duration,
         reports: &mpsc::Sender<Report>,
     ) {
         self.close();
@@ -35,7 +38,7 @@ impl StreamTask {
         debug!(resume = ?last_event_id, "opening the stream");
         let read = async move {
             let mut connection =
-                match SseConnection::open(&api, last_event_id.as_deref(), keepalive) {
+                match SseConnection::open(&api, last_event_id.as_deref(), SILENCE_UNUSED) {
                     Ok(connection) => connection,
                     Err(e) => {
                         let signal = StreamSignal::Closed(StreamEnd::Transport(e.to_string()));
@@ -44,14 +47,14 @@ impl StreamTask {
                     }
                 };
             loop {
-                let signal = connection.next().await;
-                let closed = matches!(signal, StreamSignal::Closed(_));
-                if tx
-                    .send(Report::Stream { generation, signal })
-                    .await
-                    .is_err()
-                    || closed
-                {
+                let (report, closed) = match connection.next_untimed().await {
+                    Some(signal) => {
+                        let closed = matches!(signal, StreamSignal::Closed(_));
+                        (Report::Stream { generation, signal }, closed)
+                    }
+                    None => (Report::Alive { generation }, false),
+                };
+                if tx.send(report).await.is_err() || closed {
                     return;
                 }
             }

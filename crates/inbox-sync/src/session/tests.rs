@@ -21,6 +21,8 @@ enum Step {
     Opened,
     /// The stream closed (`true`: on a 401).
     Closed(bool),
+    /// A frame or keepalive arrived on the stream.
+    Alive,
     PageFailed(Option<&'static str>, bool),
     Network(bool),
     ServerRetry(u64),
@@ -67,8 +69,8 @@ impl Run {
     }
 }
 
-/// The app's pacing: reconnect from 500 ms up to 30 s, 25 ms coalescing, writes after 1 s,
-/// the clock read every 5 s, card fetches from 1 s, six dismissal tries.
+/// The app's pacing: reconnect from 500 ms up to 30 s, 25 ms coalescing, a 45 s keepalive,
+/// writes after 1 s, the clock read every 5 s, card fetches from 1 s, six dismissal tries.
 fn pacing() -> Pacing {
     Pacing::new(
         BackoffPolicy {
@@ -76,6 +78,7 @@ fn pacing() -> Pacing {
             cap: Duration::from_secs(30),
         },
         Duration::from_millis(25),
+        Duration::from_secs(45),
     )
 }
 
@@ -136,6 +139,7 @@ fn run_seeded(row: &Row, seed: u64) {
             Step::Input(input) => session.handle(now, *input),
             Step::Opened => session.stream_opened(now),
             Step::Closed(unauthorized) => session.stream_closed(now, unauthorized),
+            Step::Alive => session.stream_alive(now),
             Step::PageFailed(cursor, unauthorized) => {
                 session.page_failed(now, cursor.map(str::to_owned), unauthorized)
             }
@@ -386,6 +390,79 @@ fn reconnect_backoff() {
 }
 
 #[test]
+fn stream_silence() {
+    let rows = vec![
+        Row {
+            name: "a stream silent for the keepalive timeout is dropped and retried",
+            steps: then(
+                online(),
+                vec![(45_000, Step::Timeout), (45_600, Step::Timeout)],
+            ),
+            work: "page(-) open(10) deliver close save(10) publish open(10)",
+            check: Some(|session, run| {
+                assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
+                let silence = run.ms(session.timers.silence.expect("the new stream is timed"));
+                assert_eq!(silence, 90_600);
+            }),
+            ..Row::default()
+        },
+        Row {
+            name: "every frame or keepalive moves the deadline",
+            steps: then(
+                online(),
+                vec![
+                    (30_000, Step::Alive),
+                    (45_000, Step::Timeout),
+                    (70_000, Step::Alive),
+                    (100_000, Step::Timeout),
+                ],
+            ),
+            work: "page(-) open(10) deliver save(10) publish",
+            check: Some(|session, run| {
+                assert_eq!(*session.inbox().status(), ConnectionStatus::Online);
+                assert_eq!(run.ms(session.timers.silence.unwrap()), 115_000);
+            }),
+            ..Row::default()
+        },
+        Row {
+            name: "connecting is timed too: a stream that never opens is dropped",
+            steps: vec![
+                (0, Step::Start),
+                (0, input(loaded(None, page(vec![], None, "10")))),
+                (45_000, Step::Timeout),
+            ],
+            work: "page(-) open(10) close save(10) publish",
+            check: Some(|session, run| {
+                let (_, told) = session.timers.retry.expect("a retry is armed");
+                assert_eq!(
+                    *session.inbox().status(),
+                    ConnectionStatus::reconnecting(told, 1)
+                );
+                assert_eq!(retry_ms(session, run).map(|at| at >= 45_000), Some(true));
+            }),
+            ..Row::default()
+        },
+        Row {
+            name: "a stream that ended, or was closed offline, is not timed",
+            steps: then(
+                online(),
+                vec![
+                    (100, Step::Closed(false)),
+                    (200, Step::Network(false)),
+                    (50_000, Step::Alive),
+                ],
+            ),
+            work: "page(-) open(10) deliver close",
+            check: Some(|session, _| assert_eq!(session.timers.silence, None)),
+            ..Row::default()
+        },
+    ];
+    for row in rows {
+        run(row);
+    }
+}
+
+#[test]
 fn outbox_retry() {
     let rows = vec![
         Row {
@@ -560,11 +637,16 @@ fn card_deadlines() {
                 // The clock check (5 s) comes first; with it fired, the deadline is next.
                 let mut later = session.clone();
                 for s in [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55] {
-                    later.handle_timeout(Moment {
+                    let now = Moment {
                         at: run.t0 + Duration::from_secs(s),
                         wall: wall(s * 1000, chrono::Duration::zero()),
-                    });
-                    words(&mut later);
+                    };
+                    later.stream_alive(now);
+                    later.handle_timeout(now);
+                    assert_eq!(
+                        words(&mut later),
+                        if s == 5 { "save(10) publish" } else { "" }
+                    );
                 }
                 assert_eq!(run.ms(later.poll_timeout().unwrap()), 60_000);
             }),
@@ -574,7 +656,7 @@ fn card_deadlines() {
             name: "when the deadline passes the card shows expired",
             steps: then(
                 online_with(vec![expiring(ia("a", 0), 1)]),
-                vec![(60_000, Step::Timeout)],
+                vec![(30_000, Step::Alive), (60_000, Step::Timeout)],
             ),
             work: "page(-) open(10) deliver save(10) publish",
             check: Some(|session, run| {
@@ -600,6 +682,7 @@ fn card_deadlines() {
             steps: then(
                 online_with(vec![expiring(ia("a", 0), 1)]),
                 vec![
+                    (30_000, Step::Alive),
                     (60_000, Step::Timeout),
                     (61_000, Step::Jump(-10)),
                     (65_000, Step::Timeout),
@@ -759,6 +842,7 @@ fn dismissal_retry() {
                     (12_000, Step::DismissFailed("n")),
                     (22_000, Step::Timeout),
                     (22_000, Step::DismissFailed("n")),
+                    (40_000, Step::Alive),
                     (60_000, Step::Timeout),
                 ],
             ),
