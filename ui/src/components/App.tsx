@@ -114,6 +114,7 @@ export function App({ backend, initial }: AppProps) {
 
   const reloadSnapshot = useCallback(async () => {
     try {
+      dispatch({ type: "snapshotRequested" });
       dispatch({ type: "snapshot", snapshot: await backend.snapshot() });
     } catch (raw) {
       setLoadError(BackendError.from(raw).message);

@@ -15,9 +15,19 @@ export type InboxState = {
   localHint: string | null;
   /** Bumps on every change so memoised views recompute. */
   version: number;
+  /**
+   * The batches that came while a snapshot was on its way (null when none is). The snapshot is a
+   * command's answer and the batches are events, and the two may pass each other: a batch the
+   * engine sent after it took the snapshot can arrive first. The snapshot replaces the list,
+   * then these are applied again on top, so nothing a batch said is lost.
+   */
+  awaiting: ChangeBatch[] | null;
 };
 
-export type InboxAction = { type: "snapshot"; snapshot: Snapshot } | { type: "changes"; batch: ChangeBatch };
+export type InboxAction =
+  | { type: "snapshotRequested" }
+  | { type: "snapshot"; snapshot: Snapshot }
+  | { type: "changes"; batch: ChangeBatch };
 
 export const emptyInbox: InboxState = {
   loaded: false,
@@ -28,6 +38,8 @@ export const emptyInbox: InboxState = {
   notifications: {},
   localHint: null,
   version: 0,
+  // The window asks for its first snapshot as it starts.
+  awaiting: [],
 };
 
 export function cardKey(c: Pick<Card, "account"> & { interaction: { id: string } }): string {
@@ -36,9 +48,11 @@ export function cardKey(c: Pick<Card, "account"> & { interaction: { id: string }
 
 export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
   switch (action.type) {
+    case "snapshotRequested":
+      return { ...state, awaiting: [] };
     case "snapshot": {
       const s = action.snapshot;
-      return {
+      const fresh: InboxState = {
         loaded: true,
         accounts: s.accounts,
         cards: new Map(s.cards.map((c) => [cardKey(c), c])),
@@ -47,23 +61,29 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
         notifications: Object.fromEntries(Object.entries(s.notifications ?? {}).map(([k, v]) => [k, v ?? []])),
         localHint: s.local_hint,
         version: state.version + 1,
+        awaiting: null,
       };
+      return (state.awaiting ?? []).reduce(applyBatch, fresh);
     }
     case "changes": {
-      const b = action.batch;
-      const cards = new Map(state.cards);
-      for (const id of b.removed) cards.delete(`${b.account}/${id}`);
-      for (const c of b.upserted) cards.set(cardKey(c), c);
-      return {
-        ...state,
-        cards,
-        connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
-        counts: { ...state.counts, [b.account]: b.counts },
-        notifications: b.notifications ? { ...state.notifications, [b.account]: b.notifications } : state.notifications,
-        version: state.version + 1,
-      };
+      const next = applyBatch(state, action.batch);
+      return state.awaiting ? { ...next, awaiting: [...state.awaiting, action.batch] } : next;
     }
   }
+}
+
+function applyBatch(state: InboxState, b: ChangeBatch): InboxState {
+  const cards = new Map(state.cards);
+  for (const id of b.removed) cards.delete(`${b.account}/${id}`);
+  for (const c of b.upserted) cards.set(cardKey(c), c);
+  return {
+    ...state,
+    cards,
+    connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
+    counts: { ...state.counts, [b.account]: b.counts },
+    notifications: b.notifications ? { ...state.notifications, [b.account]: b.notifications } : state.notifications,
+    version: state.version + 1,
+  };
 }
 
 export type View = "inbox" | "answered" | "expired" | "all";
