@@ -103,3 +103,96 @@ pub(crate) fn spawn(
         task,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use tracing_subscriber::fmt::MakeWriter;
+
+    use crate::backoff::BackoffPolicy;
+    use crate::{Account, Engine, EngineConfig, Keyring, Token};
+
+    /// Log output kept in memory.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Captured {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+        }
+    }
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Captured {
+        type Writer = Captured;
+
+        fn make_writer(&'a self) -> Captured {
+            self.clone()
+        }
+    }
+
+    /// A single-threaded runtime, so the subscriber set for this thread sees every task.
+    #[tokio::test]
+    async fn every_line_an_account_task_logs_names_the_account() {
+        let captured = Captured::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(captured.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::DEBUG)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        // A port nobody listens on: every page request is refused, and logged.
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = EngineConfig::new(dir.path());
+        config.backoff = BackoffPolicy {
+            base: Duration::from_millis(10),
+            cap: Duration::from_millis(50),
+        };
+        let engine = Engine::new(config, Keyring::in_memory().unwrap());
+        let account = Account::new("work-7", "Work", format!("http://127.0.0.1:{port}")).unwrap();
+        engine
+            .add_account(account, Some(Token::new("span-test-token-0123456789")))
+            .await
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while captured.text().matches("page request failed").count() < 2 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no retried page request logged:\n{}",
+                captured.text()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        engine.shutdown().await;
+        let text = captured.text();
+        assert!(
+            text.contains("sync starting") && text.contains("sync stopped"),
+            "{text}"
+        );
+        let engine_lines: Vec<&str> = text
+            .lines()
+            .filter(|line| line.contains("inbox_client::engine"))
+            .collect();
+        assert!(engine_lines.len() >= 4, "{text}");
+        for line in engine_lines {
+            assert!(line.contains("account{account=work-7}"), "{line}");
+        }
+    }
+}
