@@ -1,11 +1,14 @@
 //! The sync engine: one always-true inbox per account, kept from pages and the live stream
 //! through drops, restarts and offline answers.
 //!
-//! Each account runs as one task that owns its [`inbox_sync::Inbox`] (the pure state machine),
-//! its [`ApiClient`], its SSE connection and its [`Outbox`](crate::outbox::Outbox). The task
-//! feeds everything it sees into the machine as inputs and performs the effects it gets back
-//! (fetch a page, open the stream, fetch one interaction). Nothing else touches the inbox, so
-//! there are no locks around it and every change is in one order.
+//! Each account runs as one task (`account_task.rs`, started by `account.rs` in an `account`
+//! tracing span) that owns its [`inbox_sync::Session`] (the pure state machine: the inbox and
+//! every timer), its [`ApiClient`], its SSE connection (`stream_task.rs`) and its
+//! [`Outbox`](crate::outbox::Outbox) (`outbox_driver.rs`). The task feeds everything it sees
+//! into the machine, performs the work it gets back (fetch a page, open the stream, publish a
+//! batch, write the position) and sleeps until the machine's next timeout; it keeps no timer
+//! of its own. Nothing else touches the inbox, so there are no locks around it and every
+//! change is in one order.
 //!
 //! What the app sees:
 //! - [`Engine::subscribe`]: coalesced [`Changes`] batches (the UI merges them by card id);
@@ -18,8 +21,13 @@
 //! (`outbox/`), so a restart resumes the stream and still delivers what was answered offline.
 
 mod account;
+mod account_task;
+mod command;
 mod cursor;
 mod delivery;
+mod outbox_driver;
+mod report;
+mod stream_task;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -43,7 +51,8 @@ use crate::secret::Token;
 use crate::stream::DEFAULT_KEEPALIVE_TIMEOUT;
 use crate::transport::ClientOptions;
 
-use account::{AccountHandle, Command};
+use account::AccountHandle;
+use command::Command;
 
 /// How the engine behaves; the defaults are what the app uses.
 #[derive(Debug, Clone)]
