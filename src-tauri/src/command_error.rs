@@ -1,18 +1,16 @@
 //! The error every command returns: the contract's `{code, message, field?}` shape, so the UI
 //! switches on `code` exactly as it does for server refusals (`BackendError.from`).
 
-use inbox_client::{ClientError, EngineError};
+use inbox_client::{ClientError, CommandCode, EngineError};
 use serde::Serialize;
 use ts_rs::TS;
 
-/// A refused command. `code` is a contract error code (`invalid_answer`, `already_answered`, …)
-/// or one of the app's own: `unknown_account`, `not_open`, `in_flight`, `invalid_url`,
-/// `remote_images_blocked` (not allowed yet), `remote_media_refused` (the SSRF guard or the
-/// response's type said no), `keyring`, `unavailable`.
+/// A refused command. `code` is one of [`CommandCode`]: a contract code (`invalid_answer`,
+/// `already_answered`, …) or one of the app's own (`unknown_account`, `in_flight`, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export_to = "desktop/")]
 pub struct CommandError {
-    pub code: String,
+    pub code: CommandCode,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -20,9 +18,9 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    pub fn new(code: &str, message: impl Into<String>) -> CommandError {
+    pub fn new(code: impl Into<CommandCode>, message: impl Into<String>) -> CommandError {
         CommandError {
-            code: code.to_owned(),
+            code: code.into(),
             message: message.into(),
             field: None,
         }
@@ -40,24 +38,17 @@ impl std::fmt::Display for CommandError {
     }
 }
 
-fn code_name(code: inbox_protocol::ErrorCode) -> String {
-    // The serde name is the wire name (`already_answered`); reuse it rather than restate it.
-    serde_json::to_value(code)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_else(|| "backend".to_owned())
-}
-
 impl From<ClientError> for CommandError {
     fn from(e: ClientError) -> CommandError {
-        match &e {
-            ClientError::Api { body, .. } => CommandError {
-                code: code_name(body.error.code),
-                message: body.error.message.clone(),
-                field: body.error.field.clone(),
-            },
-            ClientError::InvalidUrl { .. } => CommandError::new("invalid_url", e.to_string()),
-            _ => CommandError::new("unavailable", e.to_string()),
+        let message = match &e {
+            // The server's own words, without the status around them.
+            ClientError::Api { body, .. } => body.error.message.clone(),
+            other => other.to_string(),
+        };
+        CommandError {
+            code: e.command_code(),
+            message,
+            field: e.field().map(str::to_owned),
         }
     }
 }
@@ -65,22 +56,13 @@ impl From<ClientError> for CommandError {
 impl From<EngineError> for CommandError {
     fn from(e: EngineError) -> CommandError {
         match e {
+            EngineError::Client(c) => c.into(),
             EngineError::Invalid(v) => CommandError {
-                code: code_name(v.code),
+                code: v.code.into(),
                 message: v.message,
                 field: Some(v.field),
             },
-            EngineError::Client(c) => c.into(),
-            EngineError::UnknownAccount(_) => CommandError::new("unknown_account", e.to_string()),
-            EngineError::UnknownCard(_) => CommandError::new("not_found", e.to_string()),
-            EngineError::NotOpen { .. } => CommandError::new("not_open", e.to_string()),
-            EngineError::InFlight(_) => CommandError::new("in_flight", e.to_string()),
-            EngineError::AccountExists(_) => CommandError::new("account_exists", e.to_string()),
-            EngineError::Account(_) => CommandError::new("invalid_url", e.to_string()),
-            EngineError::Keyring(_) | EngineError::NoToken(_) => {
-                CommandError::new("keyring", e.to_string())
-            }
-            other => CommandError::new("unavailable", other.to_string()),
+            other => CommandError::new(other.code(), other.to_string()),
         }
     }
 }
@@ -88,6 +70,7 @@ impl From<EngineError> for CommandError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inbox_client::AppCode;
     use inbox_protocol::{ErrorCode, ValidationError};
 
     #[test]
@@ -106,7 +89,7 @@ mod tests {
 
     #[test]
     fn no_field_is_left_out_of_the_json() {
-        let e = CommandError::new("unknown_account", "no account `x`");
+        let e = CommandError::new(AppCode::UnknownAccount, "no account `x`");
         assert_eq!(
             serde_json::to_value(&e).unwrap(),
             serde_json::json!({"code": "unknown_account", "message": "no account `x`"})

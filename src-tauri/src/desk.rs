@@ -2,6 +2,8 @@
 //! reviewer's settings, and the tray. Thin glue: syncing, answering and the outbox are the
 //! engine's (inbox-client); this only adapts them to the window, tray and notifications.
 
+use inbox_client::AppCode;
+use inbox_protocol::ErrorCode;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -50,9 +52,12 @@ pub struct Desk {
 pub const MAX_LABEL_CHARS: usize = 80;
 
 fn save_settings(settings: &SettingsFile) -> Result<(), CommandError> {
-    settings
-        .save()
-        .map_err(|e| CommandError::new("unavailable", format!("could not save settings: {e}")))
+    settings.save().map_err(|e| {
+        CommandError::new(
+            ErrorCode::Unavailable,
+            format!("could not save settings: {e}"),
+        )
+    })
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -224,7 +229,7 @@ impl Desk {
         let removed = senders.get_mut(account).is_some_and(|s| s.remove(sender));
         if !removed {
             return Err(CommandError::new(
-                "not_found",
+                ErrorCode::NotFound,
                 format!("`{sender}` is not allowed on account `{account}`"),
             )
             .with_field("sender"));
@@ -240,12 +245,13 @@ impl Desk {
         let label = label.trim();
         if label.is_empty() {
             return Err(
-                CommandError::new("missing_field", "a name is required").with_field("label")
+                CommandError::new(ErrorCode::MissingField, "a name is required")
+                    .with_field("label"),
             );
         }
         if label.chars().count() > MAX_LABEL_CHARS {
             return Err(CommandError::new(
-                "too_long",
+                AppCode::TooLong,
                 format!("a name has at most {MAX_LABEL_CHARS} characters"),
             )
             .with_field("label"));
@@ -350,7 +356,7 @@ impl Desk {
     ) -> Result<(), CommandError> {
         if id.is_none() && sender.is_none() {
             return Err(CommandError::new(
-                "missing_field",
+                ErrorCode::MissingField,
                 "give the question `id` or the `sender`",
             )
             .with_field("id"));
@@ -370,7 +376,10 @@ impl Desk {
                 .or_default()
                 .insert(sender);
             settings.save().map_err(|e| {
-                CommandError::new("unavailable", format!("could not save settings: {e}"))
+                CommandError::new(
+                    ErrorCode::Unavailable,
+                    format!("could not save settings: {e}"),
+                )
             })?;
         }
         Ok(())
@@ -383,7 +392,7 @@ impl Desk {
                 let body = self.engine.media(account, &reference).await?;
                 if body.bytes.len() > media::MAX_MEDIA_BYTES {
                     return Err(CommandError::new(
-                        "media_too_large",
+                        ErrorCode::MediaTooLarge,
                         "the media is larger than 16 MiB",
                     ));
                 }
@@ -405,7 +414,7 @@ impl Desk {
                 };
                 let Some(kind) = policy.allowed_kind(url, &cards) else {
                     return Err(CommandError::new(
-                        "remote_images_blocked",
+                        AppCode::RemoteImagesBlocked,
                         "remote media loads only after you allow it for this question or sender",
                     ));
                 };
@@ -428,7 +437,8 @@ impl Desk {
         };
         if new.token.trim().is_empty() {
             return Err(
-                CommandError::new("missing_field", "a token is required").with_field("token")
+                CommandError::new(ErrorCode::MissingField, "a token is required")
+                    .with_field("token"),
             );
         }
         let id = {
@@ -438,7 +448,7 @@ impl Desk {
         };
         let base = url.as_str().trim_end_matches('/').to_owned();
         let account = Account::new(&id, &label, &base)
-            .map_err(|e| CommandError::new("invalid_url", e.to_string()).with_field("url"))?;
+            .map_err(|e| CommandError::new(AppCode::InvalidUrl, e.to_string()).with_field("url"))?;
         let token = Token::new(new.token.trim());
         if self.saves_accounts {
             remember_token(&id, &token).await?;
@@ -455,7 +465,7 @@ impl Desk {
     pub async fn remove_account(&self, id: &str) -> Result<(), CommandError> {
         if lock(&self.accounts).iter().any(|a| a.id == id && a.local) {
             return Err(CommandError::new(
-                "local_account",
+                AppCode::LocalAccount,
                 "the local server stays while no other account is set up",
             ));
         }
@@ -485,7 +495,7 @@ impl Desk {
             .collect();
         AccountList { accounts }
             .save(&accounts_file(&self.data_dir))
-            .map_err(|e| CommandError::new("unavailable", e.to_string()))
+            .map_err(|e| CommandError::new(ErrorCode::Unavailable, e.to_string()))
     }
 
     /// Stop syncing (positions saved) and the local server.
@@ -538,10 +548,10 @@ async fn remember_token(id: &str, token: &Token) -> Result<(), CommandError> {
     let (id, token) = (id.to_owned(), token.clone());
     tokio::task::spawn_blocking(move || Keyring::native()?.save(&id, &token))
         .await
-        .map_err(|e| CommandError::new("keyring", e.to_string()))?
+        .map_err(|e| CommandError::new(AppCode::Keyring, e.to_string()))?
         .map_err(|e| {
             CommandError::new(
-                "keyring",
+                AppCode::Keyring,
                 format!("the token could not be stored in the keyring: {e}"),
             )
         })
@@ -550,7 +560,7 @@ async fn remember_token(id: &str, token: &Token) -> Result<(), CommandError> {
 /// `https:` always; plain `http:` only to this machine (a token must not cross a network in
 /// the clear).
 pub fn check_server_url(raw: &str) -> Result<url::Url, CommandError> {
-    let bad = |message: &str| CommandError::new("invalid_url", message).with_field("url");
+    let bad = |message: &str| CommandError::new(AppCode::InvalidUrl, message).with_field("url");
     let url = url::Url::parse(raw.trim()).map_err(|_| bad("not a URL"))?;
     let loopback = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -657,7 +667,7 @@ mod tests {
         ] {
             assert_eq!(
                 check_server_url(bad).unwrap_err().code,
-                "invalid_url",
+                AppCode::InvalidUrl,
                 "{bad}"
             );
         }

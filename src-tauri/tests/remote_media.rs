@@ -96,7 +96,7 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(before.code, "remote_images_blocked", "{before}");
+    assert_eq!(before.code.as_str(), "remote_images_blocked", "{before}");
 
     desk.allow_remote_images(LAUNCH_ACCOUNT_ID, Some(question.id.clone()), None)
         .unwrap();
@@ -104,7 +104,7 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(after.code, "remote_media_refused", "{after}");
+    assert_eq!(after.code.as_str(), "remote_media_refused", "{after}");
     assert!(after.message.contains("127.0.0.1"), "{after}");
 
     // Allowing the sender instead changes nothing for a loopback host either.
@@ -114,7 +114,11 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(by_sender.code, "remote_media_refused", "{by_sender}");
+    assert_eq!(
+        by_sender.code.as_str(),
+        "remote_media_refused",
+        "{by_sender}"
+    );
 
     assert_eq!(
         hits.load(Ordering::SeqCst),
@@ -203,7 +207,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(allowed.code, "remote_media_refused", "{allowed}");
+    assert_eq!(allowed.code.as_str(), "remote_media_refused", "{allowed}");
     desk.shutdown().await;
     drop(desk);
 
@@ -222,7 +226,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(blocked.code, "remote_images_blocked", "{blocked}");
+    assert_eq!(blocked.code.as_str(), "remote_images_blocked", "{blocked}");
     let again = desk
         .revoke_remote_sender(LAUNCH_ACCOUNT_ID, "design-bot")
         .unwrap_err();

@@ -127,25 +127,7 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// A stable snake_case code the UI switches on (never the message text). Refusals that
-    /// came from the contract carry the contract's own code (`invalid_answer`, ...).
-    pub fn code(&self) -> &'static str {
-        match self {
-            EngineError::UnknownAccount(_) => "unknown_account",
-            EngineError::AccountExists(_) => "account_exists",
-            EngineError::NoToken(_) => "no_token",
-            EngineError::UnknownCard(_) => "unknown_card",
-            EngineError::NotOpen { .. } => "not_open",
-            EngineError::InFlight(_) => "in_flight",
-            EngineError::Invalid(e) => e.code.as_str(),
-            EngineError::Account(_) => "invalid_account",
-            EngineError::Keyring(_) => "keyring_unavailable",
-            EngineError::Outbox(_) => "outbox_unavailable",
-            EngineError::Client(e) => e.code().map_or("unreachable", |c| c.as_str()),
-            EngineError::NotAnAppInput => "not_an_app_input",
-            EngineError::Stopped => "stopped",
-        }
-    }
+    // `code()` is in `crate::error_code`, beside the list it maps onto.
 
     /// The field at fault, when the answer was refused locally.
     pub fn field(&self) -> Option<&str> {
