@@ -8,12 +8,12 @@ use std::path::Path;
 
 use ts_rs::TS;
 
-use crate::command_error::CommandError;
 use crate::settings::{NotificationPrefs, Preferences, QuietHours, Theme};
 use crate::views::{
     AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
     RemoteQuestion, RemoteSender, SettingsView, SubmitArgs,
 };
+use inbox_desktop_core::CommandError;
 
 fn export_one<T: TS + 'static>(
     dir: &Path,

@@ -13,7 +13,7 @@ use chrono::NaiveTime;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::command_error::CommandError;
+use inbox_desktop_core::CommandError;
 
 /// File name, in the config dir.
 pub const FILE_NAME: &str = "settings.json";

@@ -20,7 +20,7 @@ use inbox_protocol::ErrorCode;
 use inbox_protocol::{MediaKind, paths};
 use inbox_sync::Card;
 
-use crate::command_error::CommandError;
+use crate::CommandError;
 
 /// Larger bodies are refused rather than inlined into the page.
 pub const MAX_MEDIA_BYTES: usize = 16 * 1024 * 1024;
