@@ -3,7 +3,6 @@
 //! engine (and so the window's snapshot and batches) says, at every step.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 
 use inbox_sync::Counts;
 use tokio::sync::watch;
@@ -25,21 +24,19 @@ pub fn count_label(pending: u32) -> String {
 
 /// Call `show` with the tray number now and whenever it changes, until the engine is gone.
 /// The caller spawns it on its runtime (the app on Tauri's, a test on its own).
-pub fn follow(
+pub async fn follow(
     mut counts: watch::Receiver<BTreeMap<String, Counts>>,
     show: impl Fn(u32) + Send + 'static,
-) -> impl Future<Output = ()> + Send + 'static {
-    async move {
-        let mut shown = None;
-        loop {
-            let pending = pending_total(&counts.borrow_and_update());
-            if shown != Some(pending) {
-                show(pending);
-                shown = Some(pending);
-            }
-            if counts.changed().await.is_err() {
-                break;
-            }
+) {
+    let mut shown = None;
+    loop {
+        let pending = pending_total(&counts.borrow_and_update());
+        if shown != Some(pending) {
+            show(pending);
+            shown = Some(pending);
+        }
+        if counts.changed().await.is_err() {
+            break;
         }
     }
 }
