@@ -3,9 +3,7 @@
 # tauri-driver + WebKitWebDriver against a real `inbox serve` (tests/e2e). Screenshots go to
 # $ARTIFACTS_DIR/e2e/. scripts/test-suite.sh runs this with Xvfb ($DISPLAY) and a D-Bus session
 # already up; run alone, it starts its own (xvfb-run, dbus-run-session).
-#
-# scripts/e2e.sh --bench   instead measures idle memory (next to a minimal Tauri window built in
-#                          the same run) and ask-to-visible latency; see docs/benchmarks-desktop.md.
+# (The desktop benchmark is part of scripts/bench.sh.)
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO_ROOT/scripts/env.sh"
@@ -38,12 +36,5 @@ export TRAY_PROBE="$CARGO_TARGET_DIR/debug/examples/tray-probe"
 # No WEBKIT_DISABLE_COMPOSITING_MODE / WEBKIT_DISABLE_DMABUF_RENDERER here: with either set,
 # WebKitWebDriver's screenshot command never returns under Xvfb.
 unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER
-if [ "${1:-}" = --bench ]; then
-  cargo build --locked -p inbox-desktop --example minimal-window
-  export MINIMAL_BIN="$CARGO_TARGET_DIR/debug/examples/minimal-window"
-  export WEBKIT_VERSION="$(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null || true)"
-  (cd tests/e2e && npm run --silent bench) | tee "$ARTIFACTS_DIR/e2e/benchmark.md"
-  exit 0
-fi
 (cd tests/e2e && npm test)
 echo "==> e2e screenshots: $(ls "$ARTIFACTS_DIR/e2e/"*.png 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"

@@ -8,6 +8,17 @@ source "$REPO_ROOT/scripts/env.sh"
 source "$REPO_ROOT/scripts/services.sh"
 cd "$REPO_ROOT"
 
+# The shared build dir grows with every checkout that builds into it (another path is another
+# set of artefacts, incremental caches above all), and a full disk shows up much later as a
+# linker crash. Below INBOX_MIN_FREE_GIB (12) free beside it, its incremental caches go first:
+# cargo rebuilds them on demand, the suite just starts a little colder.
+free_kib=$(df -Pk "$CARGO_TARGET_DIR" | awk 'NR==2 {print $4}')
+if [ "$free_kib" -lt $(( ${INBOX_MIN_FREE_GIB:-12} * 1024 * 1024 )) ]; then
+  echo "==> only $(( free_kib / 1024 / 1024 )) GiB free beside $CARGO_TARGET_DIR: removing its incremental caches"
+  rm -rf "$CARGO_TARGET_DIR"/*/incremental
+  echo "==> now $(( $(df -Pk "$CARGO_TARGET_DIR" | awk 'NR==2 {print $4}') / 1024 / 1024 )) GiB free"
+fi
+
 stage() {
   local name=$1; shift
   local start; start=$(date +%s)

@@ -250,10 +250,12 @@ export async function startDriver(env) {
   }
   return {
     base,
-    async session(args = []) {
+    pid: child.pid,
+    /** A session of the app (or of another Tauri binary: `application`). */
+    async session(args = [], application = APP_BIN) {
       return Session.start(base, {
         browserName: "wry",
-        "tauri:options": { application: APP_BIN, args },
+        "tauri:options": { application, args },
       });
     },
     async stop() {

@@ -9,8 +9,9 @@ import { watchCsp } from "./cspWatch.mjs";
 import { CHROMIUM, CHROMIUM_ARGS, CONTENT_SECURITY_POLICY, serveDist } from "./serveDist.mjs";
 
 const UI = fileURLToPath(new URL("../", import.meta.url));
-// FAKE_BACKEND_MARK (fakeBackend.ts), the page handle the demo sets, and a demo question's id.
-const MARKS = ["inbox-fake-backend:development-and-tests-only", "__fakeInbox", "ia_deploy42"];
+// FAKE_BACKEND_MARK (fakeBackend.ts), the page handle the demo sets, a demo question's id, and
+// the fake's engine-recorded counts (engineShares.ts and a label of engineCountShares.json).
+const MARKS = ["inbox-fake-backend:development-and-tests-only", "__fakeInbox", "ia_deploy42", "the engine never shows a card like", "answered while gone"];
 
 async function filesOf(dir) {
   const out = [];

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 
 /// Peers of the SSE fan-out, in the order they are shown.
 pub const PEERS: [&str; 2] = ["floor", "nchan"];
+/// The desktop app's peer: a bare Tauri window (`src-tauri/examples/minimal-window.rs`) built
+/// in the same run with the same profile.
+pub const BARE_WINDOW: &str = "tauri";
+/// Every peer a measure may carry, in the order the table shows them.
+pub const TABLE_PEERS: [&str; 3] = ["floor", "nchan", BARE_WINDOW];
 /// Our variants of the SSE fan-out.
 pub const OURS: [&str; 2] = ["sqlite", "redis"];
 /// Figures measured per subscriber count and variant.
@@ -36,6 +41,33 @@ pub const THROUGHPUT_NAMES: [&str; 8] = [
     "parks.redis1.resumes_per_s",
 ];
 
+/// Figures of the desktop app, measured by `tests/e2e/bench.mjs` in the real window
+/// (`{pending}`: the questions waiting while it idles and while questions arrive):
+/// name, unit, and whether the bare Tauri window is measured beside it.
+pub const DESKTOP_FIGURES: [(&str, &str, bool); 5] = [
+    ("desktop.idle_pss.empty", "MiB", true),
+    ("desktop.idle_pss.{pending}", "MiB", true),
+    ("desktop.first_paint", "ms", true),
+    ("desktop.ask_to_visible.{pending}.p50", "ms", false),
+    ("desktop.ask_to_visible.{pending}.p99", "ms", false),
+];
+
+pub fn desktop_name(template: &str, pending: usize) -> String {
+    template.replace("{pending}", &pending.to_string())
+}
+
+/// The goals of issue #12 for the desktop app: idle memory within 1.3× of the bare window,
+/// ask → visible p99 at most 100 ms with the pending list full.
+pub fn with_desktop_goals(m: Measure) -> Measure {
+    if m.name.starts_with("desktop.idle_pss.") {
+        m.goal(BARE_WINDOW, 1.3)
+    } else if m.name.starts_with("desktop.ask_to_visible.") && m.name.ends_with(".p99") {
+        m.at_most(100.0)
+    } else {
+        m
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measure {
     pub name: String,
@@ -52,12 +84,21 @@ pub struct Measure {
     pub goals: Vec<Goal>,
 }
 
-/// `ours / peer ≤ max_ratio`.
+/// A goal a figure is held to, and whether this run met it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Goal {
-    pub peer: String,
-    pub max_ratio: f64,
+    #[serde(flatten)]
+    pub bound: Bound,
     pub met: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Bound {
+    /// `ours / peer ≤ max_ratio`.
+    Ratio { peer: String, max_ratio: f64 },
+    /// `ours ≤ at_most`, in the measure's unit.
+    AtMost { at_most: f64 },
 }
 
 impl Measure {
@@ -88,9 +129,19 @@ impl Measure {
             None => false,
         };
         self.goals.push(Goal {
-            peer: peer.to_owned(),
-            max_ratio,
+            bound: Bound::Ratio {
+                peer: peer.to_owned(),
+                max_ratio,
+            },
             met,
+        });
+        self
+    }
+
+    pub fn at_most(mut self, limit: f64) -> Measure {
+        self.goals.push(Goal {
+            bound: Bound::AtMost { at_most: limit },
+            met: self.ours <= limit,
         });
         self
     }
@@ -110,6 +161,27 @@ pub struct Setup {
     pub payload_bytes: usize,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// How the desktop app was measured (absent: not measured, and then not expected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desktop: Option<DesktopSetup>,
+}
+
+/// The desktop run's shape, as `tests/e2e/bench.mjs` reports it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DesktopSetup {
+    /// Questions pending while the app idles and while questions arrive.
+    pub pending: usize,
+    /// Questions asked for ask → visible.
+    pub samples: usize,
+    /// Launches of each app for first paint (the median is shown).
+    pub launches: usize,
+    /// Seconds each app idles before its memory is read.
+    pub idle_s: f64,
+    /// `release` or `debug`.
+    pub profile: String,
+    /// WebKitGTK's package version.
+    #[serde(default)]
+    pub webkit: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -150,6 +222,12 @@ pub fn expected_names(setup: &Setup) -> Vec<(String, Vec<&'static str>)> {
     for name in THROUGHPUT_NAMES {
         names.push((name.to_owned(), Vec::new()));
     }
+    if let Some(desktop) = &setup.desktop {
+        for (template, _, bare) in DESKTOP_FIGURES {
+            let peers = if bare { vec![BARE_WINDOW] } else { Vec::new() };
+            names.push((desktop_name(template, desktop.pending), peers));
+        }
+    }
     names
 }
 
@@ -175,6 +253,9 @@ pub fn problems(results: &Results) -> Vec<String> {
     if results.setup.subscriber_counts.is_empty() {
         out.push("setup: no subscriber counts".to_owned());
     }
+    if results.setup.desktop.is_none() {
+        out.push("setup: the desktop app was not measured".to_owned());
+    }
     out
 }
 
@@ -194,6 +275,14 @@ mod tests {
             messages_per_count: 1,
             payload_bytes: 1,
             notes: vec![],
+            desktop: Some(DesktopSetup {
+                pending: 5,
+                samples: 1,
+                launches: 1,
+                idle_s: 1.0,
+                profile: "debug".into(),
+                webkit: String::new(),
+            }),
         }
     }
 
@@ -228,5 +317,40 @@ mod tests {
         assert!(!m.goals[0].met);
         assert!(m.goals[1].met);
         assert_eq!(m.ratio["nchan"], 1.5);
+    }
+
+    #[test]
+    fn the_desktop_measures_are_expected_and_their_goals_applied() {
+        let names: Vec<String> = expected_names(&setup())
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert!(names.contains(&"desktop.idle_pss.5".to_owned()));
+        assert!(names.contains(&"desktop.ask_to_visible.5.p99".to_owned()));
+        let slow = with_desktop_goals(Measure::new("desktop.ask_to_visible.5.p99", "ms", 120.0));
+        assert_eq!(slow.goals[0].bound, Bound::AtMost { at_most: 100.0 });
+        assert!(!slow.goals[0].met);
+        let lean = with_desktop_goals(
+            Measure::new("desktop.idle_pss.empty", "MiB", 300.0).peer(BARE_WINDOW, 250.0),
+        );
+        assert!(lean.goals[0].met, "1.2× is within 1.3×");
+        let mut without = Results {
+            setup: setup(),
+            measures: vec![],
+            plots: vec![],
+        };
+        without.setup.desktop = None;
+        assert!(problems(&without).iter().any(|p| p.contains("desktop")));
+    }
+
+    #[test]
+    fn goals_read_back_as_written() {
+        let m = Measure::new("x", "ms", 3.0)
+            .peer("nchan", 2.0)
+            .goal("nchan", 2.0)
+            .at_most(5.0);
+        let back: Measure = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back.goals[0].bound, m.goals[0].bound);
+        assert_eq!(back.goals[1].bound, Bound::AtMost { at_most: 5.0 });
     }
 }

@@ -1,7 +1,7 @@
 //! The table of a [`Results`] file, as markdown with goal marks: printed by `bench-report`
 //! and written into docs/benchmarks.md.
 
-use crate::measure::{Measure, PEERS, Results};
+use crate::measure::{Bound, Measure, Results, TABLE_PEERS};
 
 fn number(v: f64) -> String {
     if v == 0.0 {
@@ -19,28 +19,32 @@ fn goals(m: &Measure) -> String {
     m.goals
         .iter()
         .map(|g| {
-            format!(
-                "{} ≤ {}× {}",
-                if g.met { "✅" } else { "❌" },
-                g.max_ratio,
-                g.peer
-            )
+            let mark = if g.met { "✅" } else { "❌" };
+            match &g.bound {
+                Bound::Ratio { peer, max_ratio } => format!("{mark} ≤ {max_ratio}× {peer}"),
+                Bound::AtMost { at_most } => format!("{mark} ≤ {} {}", number(*at_most), m.unit),
+            }
         })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// One markdown table: each measure with ours, each peer, the ratios and the goal marks.
+/// One markdown table: each measure with ours, each peer present in the run, the ratios and
+/// the goal marks.
 pub fn markdown_table(results: &Results) -> String {
+    let peers: Vec<&str> = TABLE_PEERS
+        .into_iter()
+        .filter(|p| results.measures.iter().any(|m| m.peers.contains_key(*p)))
+        .collect();
     let mut out = String::from("| measure | unit | ours |");
-    for peer in PEERS {
+    for peer in &peers {
         out.push_str(&format!(" {peer} |"));
     }
-    for peer in PEERS {
+    for peer in &peers {
         out.push_str(&format!(" ours/{peer} |"));
     }
     out.push_str(" goal |\n|---|---|---:|");
-    for _ in 0..PEERS.len() * 2 {
+    for _ in 0..peers.len() * 2 {
         out.push_str("---:|");
     }
     out.push_str("---|\n");
@@ -51,14 +55,14 @@ pub fn markdown_table(results: &Results) -> String {
             m.unit,
             number(m.ours)
         ));
-        for peer in PEERS {
-            let v = m.peers.get(peer).map(|&v| number(v)).unwrap_or_default();
+        for peer in &peers {
+            let v = m.peers.get(*peer).map(|&v| number(v)).unwrap_or_default();
             out.push_str(&format!(" {v} |"));
         }
-        for peer in PEERS {
+        for peer in &peers {
             let v = m
                 .ratio
-                .get(peer)
+                .get(*peer)
                 .map(|&v| format!("{v:.2}×"))
                 .unwrap_or_default();
             out.push_str(&format!(" {v} |"));

@@ -268,7 +268,8 @@ export function manyCards(n: number, now = Date.now()): Card[] {
           schema: format === "form" ? { type: "object", properties: { x: { type: "string" } } } : null,
           link: format === "external" ? "https://example.com/act" : null,
         }),
-        { unread: i % 2 === 0 },
+        // Unread only while open: an answered card has nothing left to read (the engine's rule).
+        { unread: i % 2 === 0 && i % 5 !== 4 },
       ),
     );
   }

@@ -1,5 +1,6 @@
 import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Preferences, RemoteSender, SettingsView, SubmitArgs, Unlisten } from "./Backend";
 import { BackendError } from "./BackendError";
+import { engineCounts } from "./engineShares";
 import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, Notification, OpenRequest, Outgoing, Snapshot, Submission } from "./types";
 
 export type FakeOptions = {
@@ -29,7 +30,7 @@ export type FakeCall = { command: string; args: unknown };
 /**
  * An in-memory stand-in for the desktop app: it keeps cards, answers them like the server
  * would (accepted, or queued while the account is offline) and emits change batches the
- * same way the Rust engine does. Every call is recorded in `calls` for tests.
+ * same way the Rust engine does, with the engine's counts (see engineShares.ts). Every call is recorded in `calls` for tests.
  */
 export class FakeBackend implements Backend {
   readonly calls: FakeCall[] = [];
@@ -333,18 +334,10 @@ export class FakeBackend implements Backend {
     return card;
   }
 
+  /** The engine's counts for this account's cards (recorded from the Rust machine). */
   private counts(account: string): Counts {
-    let pending = 0;
-    let unread = 0;
-    let queued = 0;
-    for (const c of this.cards.values()) {
-      if (c.account !== account) continue;
-      if (c.interaction.status === "pending") pending++;
-      if (c.unread) unread++;
-      if (c.delivery?.state === "queued") queued++;
-    }
-    const notifications_unread = (this.notifications?.[account] ?? []).filter((n) => !n.read_at).length;
-    return { pending, unread, queued, notifications_unread };
+    const cards = [...this.cards.values()].filter((c) => c.account === account);
+    return engineCounts(cards, this.notifications?.[account] ?? []);
   }
 
   private emit(batch: ChangeBatch): void {

@@ -1,14 +1,14 @@
 import { useState } from "react";
-import type { Backend } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Card, Delivery } from "../backend/types";
 import { DeclineControl } from "../components/DeclineControl";
+import { answerable } from "../state/inbox";
 import { RenderFailure } from "./RenderFailure";
 
 type Props = {
   card: Card;
   reason: string;
-  backend: Backend;
   onResolved: (delivery: Delivery, summary: string) => void;
 };
 
@@ -17,13 +17,14 @@ type Props = {
  * prompt as plain text (the one part that cannot be the culprit once it is just text), and
  * Decline, so the reviewer can still clear it and tell the asker.
  */
-export function QuestionFallback({ card, reason, backend, onResolved }: Props) {
+export function QuestionFallback({ card, reason, onResolved }: Props) {
+  const backend = useBackend();
   const i = card.interaction;
   const [busy, setBusy] = useState(false);
   const [declining, setDeclining] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const fieldId = `failed_${String(i.id).replace(/[^A-Za-z0-9_]/g, "_")}`;
-  const pending = i.status === "pending" && card.delivery?.state !== "queued" && card.delivery?.state !== "sending";
+  const pending = answerable(card);
 
   const decline = async (why: string | undefined) => {
     setBusy(true);

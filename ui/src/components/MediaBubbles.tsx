@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { Backend } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import type { Account, MediaItem } from "../backend/types";
 import { fileSource, imageSource, isInlineImage, isInlineMedia, linkHref, resolveMediaRef, type ImageSource } from "../lib/safeUrl";
 
@@ -8,7 +8,6 @@ type Props = {
   account: Account | undefined;
   asker: string;
   questionId: string;
-  backend: Backend;
   remoteAllowed: boolean;
   onAllowRemote: (scope: "question" | "sender") => void;
 };
@@ -22,7 +21,8 @@ type Props = {
  * itself (the CSP admits no remote host): the backend does, under its SSRF guard, and hands
  * back a data: URL that is drawn only if it is of the expected kind.
  */
-export function MediaBubbles({ media, account, asker, questionId, backend, remoteAllowed, onAllowRemote }: Props) {
+export function MediaBubbles({ media, account, asker, questionId, remoteAllowed, onAllowRemote }: Props) {
+  const backend = useBackend();
   const [enlarged, setEnlarged] = useState<{ src: string; alt: string } | null>(null);
   if (media.length === 0) return null;
   const accountId = account?.id ?? "";
@@ -39,7 +39,7 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
         }
         if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
         return (
-          <ImageBubble key={key} source={src} caption={item.caption} account={accountId} backend={backend} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
+          <ImageBubble key={key} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
         );
       }
       case "document": {
@@ -76,7 +76,7 @@ export function MediaBubbles({ media, account, asker, questionId, backend, remot
         }
         if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
         return (
-          <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} backend={backend} remoteAllowed={remoteAllowed} />
+          <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} />
         );
       }
       case "link": {
@@ -148,11 +148,11 @@ function ImageBubble(props: {
   source: ImageSource;
   caption: string | null;
   account: string;
-  backend: Backend;
   remoteAllowed: boolean;
   onOpen: (img: { src: string; alt: string }) => void;
 }) {
-  const { source, caption, account, backend, remoteAllowed, onOpen } = props;
+  const { source, caption, account, remoteAllowed, onOpen } = props;
+  const backend = useBackend();
   const [loaded, setLoaded] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
   // Same-origin media at once; remote media only once allowed (and then through the backend too).
@@ -209,10 +209,10 @@ function PlayableBubble(props: {
   source: { kind: "media" | "remote"; url: string };
   caption: string | null;
   account: string;
-  backend: Backend;
   remoteAllowed: boolean;
 }) {
-  const { kind, source, caption, account, backend, remoteAllowed } = props;
+  const { kind, source, caption, account, remoteAllowed } = props;
+  const backend = useBackend();
   const [data, setData] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
   const label = caption ?? (kind === "video" ? "Video" : "Audio");

@@ -2,7 +2,7 @@
 // open one with its text, its form if it offers one, and Dismiss. Nothing here blocks anyone:
 // a submission is welcome whenever it is sent, and the notification stays until dismissed.
 import { useEffect, useMemo, useState } from "react";
-import type { Backend } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Account, Interaction, Notification } from "../backend/types";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
@@ -14,10 +14,10 @@ import { MediaBubbles } from "./MediaBubbles";
 type Props = {
   rows: NotificationRow[];
   accounts: Account[];
-  backend: Backend;
 };
 
-export function NotificationsView({ rows, accounts, backend }: Props) {
+export function NotificationsView({ rows, accounts }: Props) {
+  const backend = useBackend();
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const selected = rows.find((r) => r.key === selectedKey) ?? rows[0];
   const now = Date.now();
@@ -69,7 +69,6 @@ export function NotificationsView({ rows, accounts, backend }: Props) {
               account={selected.account}
               accountView={accounts.find((a) => a.id === selected.account)}
               notification={selected.notification}
-              backend={backend}
               onDismissed={() => setSelectedKey(null)}
             />
           </ErrorBoundary>
@@ -108,10 +107,10 @@ function NotificationDetail(props: {
   account: string;
   accountView: Account | undefined;
   notification: Notification;
-  backend: Backend;
   onDismissed: () => void;
 }) {
-  const { account, notification: n, backend } = props;
+  const { account, notification: n } = props;
+  const backend = useBackend();
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -153,7 +152,6 @@ function NotificationDetail(props: {
           account={props.accountView}
           asker={n.asker}
           questionId={n.id}
-          backend={backend}
           remoteAllowed={remoteAllowed}
           onAllowRemote={() => setRemoteAllowed(true)}
         />

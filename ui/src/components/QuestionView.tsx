@@ -1,10 +1,11 @@
 import { useRef, useState } from "react";
-import type { Backend } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Account, Card, Delivery } from "../backend/types";
 import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
 import { useNow } from "../hooks/useNow";
 import { absoluteTime, countdown, relativeAge } from "../lib/time";
+import { answerable } from "../state/inbox";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { FormFallback } from "../boundary/FormFallback";
 import { RenderFailure } from "../boundary/RenderFailure";
@@ -22,7 +23,6 @@ import { Resolution } from "./Resolution";
 type Props = {
   card: Card;
   account: Account | undefined;
-  backend: Backend;
   remoteAllowed: boolean;
   onAllowRemote: (scope: "question" | "sender") => void;
   /** The reviewer's answer or decline left the window (accepted or queued). */
@@ -34,7 +34,8 @@ type Props = {
 };
 
 /** The open question: who asks, what, its media, and the controls to answer or decline it. */
-export function QuestionView({ card, account, backend, remoteAllowed, onAllowRemote, onResolved, keysEnabled, onFailure }: Props) {
+export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onResolved, keysEnabled, onFailure }: Props) {
+  const backend = useBackend();
   const i = card.interaction;
   const now = useNow();
   const [busy, setBusy] = useState(false);
@@ -45,8 +46,7 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
   const [copied, setCopied] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const accountLabel = account?.label ?? card.account;
-  const inFlight = card.delivery?.state === "queued" || card.delivery?.state === "sending";
-  const open = i.status === "pending" && !inFlight;
+  const open = answerable(card);
   const left = i.status === "pending" ? countdown(i.expires_at, now) : null;
   const fieldId = `answer_${i.id.replace(/[^A-Za-z0-9_]/g, "_")}`;
 
@@ -165,7 +165,6 @@ export function QuestionView({ card, account, backend, remoteAllowed, onAllowRem
           account={account}
           asker={i.asker}
           questionId={i.id}
-          backend={backend}
           remoteAllowed={remoteAllowed}
           onAllowRemote={onAllowRemote}
         />

@@ -9,12 +9,14 @@ type Props = {
   /** The notifications view is showing (instead of a question view). */
   notificationsOpen: boolean;
   onNotifications: () => void;
-  /** Outstanding notifications, and how many of them are unread. */
+  /** Outstanding notifications, and how many of them are unread (the engine's count). */
   notificationCount: number;
   notificationsUnread: number;
-  viewCounts: Record<View, number>;
+  /** Questions waiting for the reviewer, over every account (the engine's pending count). */
+  inboxCount: number;
   accounts: Account[];
   connections: Partial<Record<string, ConnectionStatus>>;
+  /** Each account's pending count, as the engine reported it. */
   pendingByAccount: Record<string, number>;
   account: string | null;
   onAccount: (id: string | null) => void;
@@ -39,7 +41,7 @@ export function Sidebar(props: Props) {
               onClick={() => props.onView(v.id)}
             >
               <span>{v.label}</span>
-              {v.id === "inbox" && props.viewCounts.inbox > 0 && <span className="count">{props.viewCounts.inbox}</span>}
+              {v.id === "inbox" && props.inboxCount > 0 && <span className="count">{props.inboxCount}</span>}
             </button>
           </li>
         ))}

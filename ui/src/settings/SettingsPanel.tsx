@@ -1,12 +1,12 @@
 import { useEffect, useState } from "react";
-import type { Backend, Preferences, SettingsView } from "../backend/Backend";
+import type { Preferences, SettingsView } from "../backend/Backend";
+import { useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
 import type { Account, ConnectionStatus } from "../backend/types";
 import { connectionMark } from "../components/StatusBar";
 import "./theme.css";
 
 type Props = {
-  backend: Backend;
   settings: SettingsView | null;
   /** The app answered with new settings (after any change made here). */
   onSettings: (s: SettingsView) => void;
@@ -23,7 +23,8 @@ type Props = {
  * the view redraws from what the app answers, so what is shown is what was saved.
  */
 export function SettingsPanel(props: Props) {
-  const { backend, settings, onSettings } = props;
+  const { settings, onSettings } = props;
+  const backend = useBackend();
   const [error, setError] = useState<string | null>(null);
 
   const run = async (change: () => Promise<SettingsView | void>) => {
@@ -114,7 +115,7 @@ export function SettingsPanel(props: Props) {
         <legend>Accounts</legend>
         <ul className="settings-list">
           {props.accounts.map((a) => (
-            <AccountRow key={a.id} account={a} status={props.connections[a.id]} backend={backend} onChanged={props.onAccountsChanged} onRemove={props.onRemoveAccount} />
+            <AccountRow key={a.id} account={a} status={props.connections[a.id]} onChanged={props.onAccountsChanged} onRemove={props.onRemoveAccount} />
           ))}
         </ul>
       </fieldset>
@@ -154,11 +155,11 @@ function TimeField(props: { label: string; value: string; onCommit: (v: string) 
 function AccountRow(props: {
   account: Account;
   status: ConnectionStatus | undefined;
-  backend: Backend;
   onChanged: () => void;
   onRemove: (id: string) => void;
 }) {
-  const { account, backend } = props;
+  const { account } = props;
+  const backend = useBackend();
   const [label, setLabel] = useState(account.label);
   const [result, setResult] = useState<string | null>(null);
   useEffect(() => setLabel(account.label), [account.label]);

@@ -33,6 +33,31 @@ describe("inbox state", () => {
     expect(visibleCards(state, { ...filter, view: "inbox" }).map((c) => c.interaction.id)).toEqual(["ia_c"]);
   });
 
+  it("keeps a batch that overtook the snapshot it follows", () => {
+    // The engine sends page 2 as a batch after the window asked for its snapshot (which holds
+    // page 1 only); the event arrives before the command's answer.
+    const page2 = { account: "acme", upserted: [q("ia_late", 9)], removed: [], status: null, counts: { pending: 2, unread: 2, queued: 0, notifications_unread: 0 }, notifications: null };
+    let state = inboxReducer(emptyInbox, { type: "changes", batch: page2 });
+    state = inboxReducer(state, {
+      type: "snapshot",
+      snapshot: { accounts: demoAccounts, cards: [q("ia_early", 1)], connections: {}, counts: {}, do_not_disturb: false, local_hint: null, notifications: {} },
+    });
+    expect(visibleCards(state, filter).map((c) => c.interaction.id)).toEqual(["ia_late", "ia_early"]);
+    expect(state.counts.acme.pending).toBe(2);
+    // Once the snapshot is in, batches apply directly and nothing is held any more.
+    expect(state.awaiting).toBeNull();
+    state = inboxReducer(state, { type: "changes", batch: { ...page2, upserted: [], removed: ["ia_late"] } });
+    expect(visibleCards(state, filter).map((c) => c.interaction.id)).toEqual(["ia_early"]);
+    // A reload asks again: what comes meanwhile is held for it too.
+    state = inboxReducer(state, { type: "snapshotRequested" });
+    state = inboxReducer(state, { type: "changes", batch: page2 });
+    state = inboxReducer(state, {
+      type: "snapshot",
+      snapshot: { accounts: demoAccounts, cards: [q("ia_early", 1)], connections: {}, counts: {}, do_not_disturb: false, local_hint: null, notifications: {} },
+    });
+    expect(visibleCards(state, filter).map((c) => c.interaction.id)).toEqual(["ia_late", "ia_early"]);
+  });
+
   it("groups rows by account in the accounts' order", () => {
     const cards = [q("ia_1", 3, "pending", "local"), q("ia_2", 2, "pending", "acme"), q("ia_3", 1, "pending", "local")];
     const rows = listRows(cards, demoAccounts, true);

@@ -15,9 +15,19 @@ export type InboxState = {
   localHint: string | null;
   /** Bumps on every change so memoised views recompute. */
   version: number;
+  /**
+   * The batches that came while a snapshot was on its way (null when none is). The snapshot is a
+   * command's answer and the batches are events, and the two may pass each other: a batch the
+   * engine sent after it took the snapshot can arrive first. The snapshot replaces the list,
+   * then these are applied again on top, so nothing a batch said is lost.
+   */
+  awaiting: ChangeBatch[] | null;
 };
 
-export type InboxAction = { type: "snapshot"; snapshot: Snapshot } | { type: "changes"; batch: ChangeBatch };
+export type InboxAction =
+  | { type: "snapshotRequested" }
+  | { type: "snapshot"; snapshot: Snapshot }
+  | { type: "changes"; batch: ChangeBatch };
 
 export const emptyInbox: InboxState = {
   loaded: false,
@@ -28,6 +38,8 @@ export const emptyInbox: InboxState = {
   notifications: {},
   localHint: null,
   version: 0,
+  // The window asks for its first snapshot as it starts.
+  awaiting: [],
 };
 
 export function cardKey(c: Pick<Card, "account"> & { interaction: { id: string } }): string {
@@ -36,34 +48,42 @@ export function cardKey(c: Pick<Card, "account"> & { interaction: { id: string }
 
 export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
   switch (action.type) {
+    case "snapshotRequested":
+      return { ...state, awaiting: [] };
     case "snapshot": {
       const s = action.snapshot;
-      return {
+      const fresh: InboxState = {
         loaded: true,
         accounts: s.accounts,
         cards: new Map(s.cards.map((c) => [cardKey(c), c])),
         connections: { ...s.connections },
-        counts: {},
+        counts: Object.fromEntries(Object.entries(s.counts).flatMap(([k, v]) => (v ? [[k, v]] : []))),
         notifications: Object.fromEntries(Object.entries(s.notifications ?? {}).map(([k, v]) => [k, v ?? []])),
         localHint: s.local_hint,
         version: state.version + 1,
+        awaiting: null,
       };
+      return (state.awaiting ?? []).reduce(applyBatch, fresh);
     }
     case "changes": {
-      const b = action.batch;
-      const cards = new Map(state.cards);
-      for (const id of b.removed) cards.delete(`${b.account}/${id}`);
-      for (const c of b.upserted) cards.set(cardKey(c), c);
-      return {
-        ...state,
-        cards,
-        connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
-        counts: { ...state.counts, [b.account]: b.counts },
-        notifications: b.notifications ? { ...state.notifications, [b.account]: b.notifications } : state.notifications,
-        version: state.version + 1,
-      };
+      const next = applyBatch(state, action.batch);
+      return state.awaiting ? { ...next, awaiting: [...state.awaiting, action.batch] } : next;
     }
   }
+}
+
+function applyBatch(state: InboxState, b: ChangeBatch): InboxState {
+  const cards = new Map(state.cards);
+  for (const id of b.removed) cards.delete(`${b.account}/${id}`);
+  for (const c of b.upserted) cards.set(cardKey(c), c);
+  return {
+    ...state,
+    cards,
+    connections: b.status ? { ...state.connections, [b.account]: b.status } : state.connections,
+    counts: { ...state.counts, [b.account]: b.counts },
+    notifications: b.notifications ? { ...state.notifications, [b.account]: b.notifications } : state.notifications,
+    version: state.version + 1,
+  };
 }
 
 export type View = "inbox" | "answered" | "expired" | "all";
@@ -240,25 +260,43 @@ export function rowOrder(rows: ListRow[]): string[] {
   return rows.flatMap((r) => (r.type === "card" ? [r.key] : []));
 }
 
-/** Counts per account worked out from the cards (the batches' counts may lag a snapshot). */
+const noCounts: Counts = { pending: 0, unread: 0, queued: 0, notifications_unread: 0 };
+
+/**
+ * An account's badge numbers as the engine counted them (`Entry::counts` in inbox-sync), from
+ * the snapshot and then each batch: the window never works a count out from its cards, so the
+ * sidebar and the tray cannot disagree.
+ */
 export function accountCounts(state: InboxState, account: string): Counts {
-  let pending = 0;
-  let unread = 0;
-  let queued = 0;
-  for (const c of state.cards.values()) {
-    if (c.account !== account) continue;
-    if (c.interaction.status === "pending") pending++;
-    if (c.unread && c.interaction.status === "pending") unread++;
-    if (c.delivery?.state === "queued") queued++;
-  }
-  const notifications_unread = (state.notifications[account] ?? []).filter((n) => !n.read_at).length;
-  return { pending, unread, queued, notifications_unread };
+  return state.counts[account] ?? noCounts;
 }
 
-export function viewCount(state: InboxState, view: View): number {
-  let n = 0;
-  for (const c of state.cards.values()) if (inView(c, view)) n++;
-  return n;
+/** Every listed account's engine counts added up (the tray shows the same sum). */
+export function totalCounts(state: InboxState): Counts {
+  const total = { ...noCounts };
+  for (const a of state.accounts) {
+    const c = accountCounts(state, a.id);
+    total.pending += c.pending;
+    total.unread += c.unread;
+    total.queued += c.queued;
+    total.notifications_unread += c.notifications_unread;
+  }
+  return total;
+}
+
+/**
+ * Whether the reviewer can still answer or decline it here: pending, and no answer of theirs
+ * on its way (queued or sending, the engine's `Delivery::is_in_flight`).
+ */
+export function answerable(c: Card): boolean {
+  const state = c.delivery?.state;
+  return c.interaction.status === "pending" && state !== "queued" && state !== "sending";
+}
+
+/** Whether any question still shows as pending (else the pane shows the empty state). */
+export function anyPending(state: InboxState): boolean {
+  for (const c of state.cards.values()) if (c.interaction.status === "pending") return true;
+  return false;
 }
 
 /** A notification with the account it belongs to, as the notifications view lists it. */

@@ -105,6 +105,20 @@ fn section(r: &Results) -> String {
         s.payload_bytes,
         s.storm_subscribers,
     );
+    if let Some(d) = &s.desktop {
+        out.push_str(&format!(
+            "Desktop (`{}` build, Xvfb with software rendering, WebKitGTK {}): each app is \
+             launched through tauri-driver; `idle_pss` is the proportional set size of its \
+             process tree (the app, WebKit's web and network processes) after {} s idle, mean of \
+             five readings — `empty` against an empty `inbox serve`, `{}` with that many questions \
+             pending and drawn in the window; `first_paint` is from the launch request to the \
+             page's first contentful paint (median of {} launches); `ask_to_visible` is from \
+             spawning `inbox ask` to its row in the window's DOM, {} questions with the {} \
+             pending. The peer `tauri` is a bare Tauri window (`src-tauri/examples/\
+             minimal-window.rs`: one window, a static page, no plugins) built in the same run.\n\n",
+            d.profile, d.webkit, d.idle_s, d.pending, d.launches, d.samples, d.pending,
+        ));
+    }
     out.push_str(&markdown_table(r));
     out.push('\n');
     for plot in &r.plots {

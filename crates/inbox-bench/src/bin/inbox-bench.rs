@@ -12,7 +12,7 @@ use clap::{Parser, ValueEnum};
 use inbox_bench::clock::now_us;
 use inbox_bench::fanout::{Fanout, SubscriberReport};
 use inbox_bench::measure::{
-    self, FANOUT_FIGURES, Measure, OURS, PEERS, Results, STORM_FIGURES, Setup,
+    self, DesktopSetup, FANOUT_FIGURES, Measure, OURS, PEERS, Results, STORM_FIGURES, Setup,
 };
 use inbox_bench::memory::rss_tree_kib;
 use inbox_bench::plot::{self, Series};
@@ -51,9 +51,12 @@ struct Args {
     /// The Redis 7 for `inbox serve --redis` (keys under a per-run prefix).
     #[arg(long, env = "INBOX_BENCH_REDIS_URL")]
     redis: String,
-    /// A JSON file of further measures (`[{name, unit, ours}]`) to fold in; repeatable.
+    /// A JSON file of further measures (`[{name, unit, ours, peers?}]`) to fold in; repeatable.
     #[arg(long)]
     include: Vec<PathBuf>,
+    /// The desktop app's figures (`tests/e2e/bench.mjs --json`): `{setup, measures}`.
+    #[arg(long)]
+    desktop: Option<PathBuf>,
     /// The command line to record in the results.
     #[arg(long, default_value = "scripts/bench.sh")]
     command: String,
@@ -123,11 +126,37 @@ struct Included {
     name: String,
     unit: String,
     ours: f64,
+    /// Figures of the same measure for peers (the desktop's bare window).
+    #[serde(default)]
+    peers: std::collections::BTreeMap<String, f64>,
+}
+
+impl Included {
+    fn into_measure(self) -> Measure {
+        let m = Measure::new(self.name, &self.unit, self.ours);
+        let m = self.peers.into_iter().fold(m, |m, (p, v)| m.peer(&p, v));
+        measure::with_desktop_goals(m)
+    }
+}
+
+/// What `tests/e2e/bench.mjs` writes: how the desktop app was measured, and its figures.
+#[derive(Deserialize)]
+struct DesktopRun {
+    setup: DesktopSetup,
+    measures: Vec<Included>,
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> anyhow::Result<T> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // Read before the long SSE run, so a bad file fails at once.
+    let desktop: Option<DesktopRun> = args.desktop.as_deref().map(read_json).transpose()?;
     let plan = Plan::of(args.mode);
     raise_open_files()?;
     std::fs::create_dir_all(&args.out)?;
@@ -176,15 +205,8 @@ async fn main() -> anyhow::Result<()> {
     let mut measures = fanout_measures(&plan, &fanouts);
     measures.extend(storm_measures(&plan, &storms));
     for path in &args.include {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let included: Vec<Included> =
-            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        measures.extend(
-            included
-                .into_iter()
-                .map(|m| Measure::new(m.name, &m.unit, m.ours)),
-        );
+        let included: Vec<Included> = read_json(path)?;
+        measures.extend(included.into_iter().map(Included::into_measure));
     }
     let mut plots = Vec::new();
     for &count in &plan.counts {
@@ -204,6 +226,10 @@ async fn main() -> anyhow::Result<()> {
         )?;
         plots.push(file);
     }
+    let desktop_setup = desktop.map(|run| {
+        measures.extend(run.measures.into_iter().map(Included::into_measure));
+        run.setup
+    });
     let results = Results {
         setup: Setup {
             mode: format!("{:?}", args.mode).to_lowercase(),
@@ -215,6 +241,7 @@ async fn main() -> anyhow::Result<()> {
             rate_per_s: plan.rate,
             messages_per_count: plan.messages,
             payload_bytes: frame_bytes,
+            desktop: desktop_setup,
             notes: vec![format!(
                 "load average (1 min) {load_before} before the run, {} after",
                 load_average()
