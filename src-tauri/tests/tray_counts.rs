@@ -9,17 +9,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+mod support;
+
 use inbox_client::{ApiClient, Token};
 use inbox_desktop::desk::{Desk, LAUNCH_ACCOUNT_ID};
-use inbox_desktop::launch::LaunchOptions;
 use inbox_desktop_core::tray_count;
 use inbox_protocol::{AnswerFormat, AskRequest, Interaction, Mode};
-use inbox_server::{Role, ServerConfig, TokenSpec};
 use inbox_sync::{Counts, Delivery};
 use serde_json::json;
-
-const REVIEWER: &str = "reviewer-token-0123456789";
-const ASKER: &str = "asker-token-0123456789";
+use support::ASKER;
 
 /// What each owner says right now: (tray, engine, window).
 async fn numbers(desk: &Desk, tray: &AtomicU32) -> (u32, u32, u32, Counts) {
@@ -68,34 +66,12 @@ async fn ask(asker: &ApiClient, prompt: &str, timeout_s: Option<u64>) -> Interac
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tray_number_is_the_engines_count_through_answers_offline_and_expiry() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("server"));
-    config.tokens = vec![
-        TokenSpec {
-            name: "alice".into(),
-            role: Role::Reviewer,
-            secret: REVIEWER.into(),
-        },
-        TokenSpec {
-            name: "build-bot".into(),
-            role: Role::Asker,
-            secret: ASKER.into(),
-        },
-    ];
-    let server = inbox_server::start(config).await.unwrap();
-    let options = LaunchOptions {
-        data_dir: Some(dir.path().join("desk")),
-        url: Some(server.base_url.clone()),
-        token: Some(REVIEWER.into()),
-        label: "Server".into(),
-        ..LaunchOptions::default()
-    };
-    let desk = Desk::open(
-        &options,
-        dir.path().join("unused"),
-        dir.path().join("unused-config"),
+    let server = support::server(dir.path(), "build-bot").await;
+    let desk = support::open(
+        dir.path(),
+        &support::following(dir.path(), &server.base_url),
     )
-    .await
-    .unwrap();
+    .await;
     // The tray as the app feeds it, with a recorder in place of the icon.
     let tray = Arc::new(AtomicU32::new(u32::MAX));
     tokio::spawn(tray_count::follow(desk.engine.counts(), {
