@@ -91,8 +91,19 @@ function treePssMiB(root) {
     }
   }
   let kib = 0;
-  for (const pid of tree) kib += pssKiB(pid);
-  return { mib: kib / 1024, processes: tree.size };
+  const parts = {};
+  for (const pid of tree) {
+    const own = pssKiB(pid);
+    kib += own;
+    let name = String(pid);
+    try {
+      name = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      // gone meanwhile
+    }
+    parts[name] = (parts[name] ?? 0) + own / 1024;
+  }
+  return { mib: kib / 1024, processes: tree.size, parts };
 }
 
 /** After IDLE_SECONDS, the mean of five readings half a second apart. */
@@ -103,7 +114,10 @@ async function idlePss(pid) {
     readings.push(treePssMiB(pid));
     await sleep(500);
   }
-  return { mib: readings.reduce((a, r) => a + r.mib, 0) / readings.length, processes: readings.at(-1).processes };
+  const last = readings.at(-1);
+  // Where it goes, process by process (the last reading), for the log.
+  const parts = Object.entries(last.parts).map(([name, mib]) => `${name} ${mib.toFixed(1)}`).join(", ");
+  return { mib: readings.reduce((a, r) => a + r.mib, 0) / readings.length, processes: last.processes, parts };
 }
 
 function percentile(sorted, p) {
@@ -233,7 +247,7 @@ try {
     log(`launch ${i + 1}: first paint after ${w.firstPaintMs} ms`);
     if (i === 0) {
       result.bare.idle = await idlePss(w.pid);
-      log(`idle PSS ${result.bare.idle.mib.toFixed(1)} MiB over ${result.bare.idle.processes} processes`);
+      log(`idle PSS ${result.bare.idle.mib.toFixed(1)} MiB over ${result.bare.idle.processes} processes (${result.bare.idle.parts})`);
     }
     await w.close();
   }
@@ -246,7 +260,7 @@ try {
     if (i === 0) {
       await w.app.waitForElement("//footer[@role='contentinfo'][contains(., 'Online')]", 30000);
       result.app.idleEmpty = await idlePss(w.pid);
-      log(`idle PSS ${result.app.idleEmpty.mib.toFixed(1)} MiB over ${result.app.idleEmpty.processes} processes`);
+      log(`idle PSS ${result.app.idleEmpty.mib.toFixed(1)} MiB over ${result.app.idleEmpty.processes} processes (${result.app.idleEmpty.parts})`);
     }
     await w.close();
   }
@@ -258,7 +272,7 @@ try {
     const loadedMs = await waitForPending(w.app, PENDING);
     log(`all ${PENDING} in the sidebar ${loadedMs} ms after first paint`);
     result.app.idleFull = await idlePss(w.pid);
-    log(`idle PSS ${result.app.idleFull.mib.toFixed(1)} MiB over ${result.app.idleFull.processes} processes`);
+    log(`idle PSS ${result.app.idleFull.mib.toFixed(1)} MiB over ${result.app.idleFull.processes} processes (${result.app.idleFull.parts})`);
     result.app.visible = await askToVisible(w.app, server, SAMPLES);
     log(
       `ask → visible over ${SAMPLES}: p50 ${percentile(result.app.visible, 50)} ms, ` +

@@ -132,12 +132,25 @@ export function parkKey(c: Card): string | null {
   return i.park_id && i.park && i.park.size > 1 ? `${c.account}/${i.park_id}` : null;
 }
 
+// Cards are never changed in place (a change is a new card), so what is worked out from one
+// card alone is kept per card object: with 10,000 cards every batch would otherwise build
+// 10,000 keys and row objects again (and hand React new rows for cards that did not change).
+const cardRowCache = new WeakMap<Card, { row: ListRow & { type: "card" }; park: string | null }>();
+function cardFacts(c: Card): { row: ListRow & { type: "card" }; park: string | null } {
+  let facts = cardRowCache.get(c);
+  if (!facts) {
+    facts = { row: { type: "card", key: cardKey(c), card: c }, park: parkKey(c) };
+    cardRowCache.set(c, facts);
+  }
+  return facts;
+}
+
 /** Every park of several questions the window holds, by `parkKey`. */
 export function parkGroups(state: InboxState): Map<string, ParkGroup> {
   const groups = new Map<string, ParkGroup>();
   const index = new Map<string, number>();
   for (const c of state.cards.values()) {
-    const key = parkKey(c);
+    const key = cardFacts(c).park;
     const place = c.interaction.park;
     if (!key || !place) continue;
     let g = groups.get(key);
@@ -148,7 +161,7 @@ export function parkGroups(state: InboxState): Map<string, ParkGroup> {
     const status = c.interaction.status;
     if (status === "answered" || status === "declined") g.answered++;
     else if (status === "expired" || status === "cancelled") g.expired++;
-    const k = cardKey(c);
+    const k = cardFacts(c).row.key;
     index.set(k, place.index);
     g.members.push(k);
   }
@@ -215,24 +228,29 @@ export function visibleCards(state: InboxState, f: ListFilter): Card[] {
  */
 function cardRows(cards: Card[], parks: Map<string, ParkGroup>): ListRow[] {
   const byPark = new Map<string, Card[]>();
-  for (const c of cards) {
-    const k = parkKey(c);
-    if (k && parks.has(k)) byPark.set(k, [...(byPark.get(k) ?? []), c]);
+  if (parks.size > 0) {
+    for (const c of cards) {
+      const k = cardFacts(c).park;
+      if (!k || !parks.has(k)) continue;
+      const members = byPark.get(k);
+      if (members) members.push(c);
+      else byPark.set(k, [c]);
+    }
   }
   const rows: ListRow[] = [];
   const done = new Set<string>();
   for (const c of cards) {
-    const k = parkKey(c);
+    const { row, park: k } = cardFacts(c);
     const park = k ? parks.get(k) : undefined;
     if (!k || !park) {
-      rows.push({ type: "card", key: cardKey(c), card: c });
+      rows.push(row);
       continue;
     }
     if (done.has(k)) continue;
     done.add(k);
     rows.push({ type: "park", key: `park:${k}`, park });
     const members = (byPark.get(k) ?? []).sort((a, b) => (a.interaction.park?.index ?? 0) - (b.interaction.park?.index ?? 0));
-    for (const m of members) rows.push({ type: "card", key: cardKey(m), card: m });
+    for (const m of members) rows.push(cardFacts(m).row);
   }
   return rows;
 }
@@ -257,7 +275,9 @@ export function listRows(cards: Card[], accounts: Account[], grouped: boolean, p
 
 /** The card keys of the rows, in the order drawn (what j/k and "the next one" walk). */
 export function rowOrder(rows: ListRow[]): string[] {
-  return rows.flatMap((r) => (r.type === "card" ? [r.key] : []));
+  const keys: string[] = [];
+  for (const r of rows) if (r.type === "card") keys.push(r.key);
+  return keys;
 }
 
 const noCounts: Counts = { pending: 0, unread: 0, queued: 0, notifications_unread: 0 };
