@@ -224,7 +224,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     let refused = refused.unwrap_err();
     assert!(matches!(refused, EngineError::Invalid(_)), "{refused:?}");
     assert_eq!(
-        (refused.code(), refused.field()),
+        (refused.code().as_str(), refused.field()),
         ("invalid_answer", Some("answer"))
     );
     assert!(
@@ -640,7 +640,7 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
         .submit_notification("work", &form.id, json!({"rating": 0}))
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), "invalid_answer");
+    assert_eq!(refused.code().as_str(), "invalid_answer");
     assert_eq!(refused.field(), Some("rating"));
     let submission = engine
         .submit_notification("work", &form.id, json!({"rating": 5, "comment": "smooth"}))
@@ -811,7 +811,7 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
         .answer("work", &question.id, json!(true), None)
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), "not_open");
+    assert_eq!(refused.code().as_str(), "not_open");
 
     // Set right: within the engine's clock check (5 s) the card is open again.
     clock.jump(chrono::Duration::hours(-3));
