@@ -9,16 +9,9 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO_ROOT/scripts/env.sh"
 cd "$REPO_ROOT"
-
-if [ -z "${DISPLAY:-}" ]; then
-  exec xvfb-run -a -s "-screen 0 1400x900x24" bash "$0" "$@"
-fi
-if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
-  exec dbus-run-session -- bash "$0" "$@"
-fi
+source "$REPO_ROOT/scripts/desktop-session.sh"
 
 [ "$(id -u)" = 0 ] || { echo "scripts/deb-test.sh installs a package: run it as root" >&2; exit 1; }
-command -v tauri-driver >/dev/null || { echo "tauri-driver missing: run scripts/setup.sh" >&2; exit 1; }
 
 deb="${1:-}"
 if [ -z "$deb" ]; then
@@ -39,11 +32,7 @@ fi
 dpkg-query -W -f='${Status}' "$package" | grep -q "install ok installed" \
   || { echo "$package did not install" >&2; exit 1; }
 
-mkdir -p "$ARTIFACTS_DIR/e2e"
 export APP_BIN=/usr/bin/inbox-desktop INBOX_BIN=/usr/bin/inbox DEB_PACKAGE="$package"
-export TAURI_DRIVER="$(command -v tauri-driver)"
-# As in scripts/e2e.sh: either of these makes WebKitWebDriver's screenshot hang under Xvfb.
-unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER
 node --test --test-concurrency=1 --test-reporter=spec tests/deb/installed.test.mjs
 
 echo "==> dpkg -r $package"

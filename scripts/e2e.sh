@@ -2,21 +2,14 @@
 # The desktop end-to-end stage: build the web UI and the app, then drive the real window through
 # tauri-driver + WebKitWebDriver against a real `inbox serve` (tests/e2e). Screenshots go to
 # $ARTIFACTS_DIR/e2e/. scripts/test-suite.sh runs this with Xvfb ($DISPLAY) and a D-Bus session
-# already up; run alone, it starts its own (xvfb-run, dbus-run-session).
+# already up; run alone, it starts its own (scripts/desktop-session.sh).
 # (The desktop benchmark is part of scripts/bench.sh.)
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO_ROOT/scripts/env.sh"
 cd "$REPO_ROOT"
+source "$REPO_ROOT/scripts/desktop-session.sh"
 
-if [ -z "${DISPLAY:-}" ]; then
-  exec xvfb-run -a -s "-screen 0 1400x900x24" bash "$0" "$@"
-fi
-if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
-  exec dbus-run-session -- bash "$0" "$@"
-fi
-
-command -v tauri-driver >/dev/null || { echo "tauri-driver missing: run scripts/setup.sh" >&2; exit 1; }
 command -v WebKitWebDriver >/dev/null || { echo "WebKitWebDriver missing (Debian: webkit2gtk-driver)" >&2; exit 1; }
 
 # The app embeds ui/dist at compile time, so the UI is built first.
@@ -27,14 +20,9 @@ cargo build --locked -p inbox-desktop -p inbox-cli
 # The panel and window manager the tray test plays (tests/e2e/desktopProbe.mjs).
 cargo build --locked -p inbox-desktop --example tray-probe
 
-mkdir -p "$ARTIFACTS_DIR/e2e"
 rm -f "$ARTIFACTS_DIR/e2e/"*.log
 export APP_BIN="$CARGO_TARGET_DIR/debug/inbox-desktop"
 export INBOX_BIN="$CARGO_TARGET_DIR/debug/inbox"
-export TAURI_DRIVER="$(command -v tauri-driver)"
 export TRAY_PROBE="$CARGO_TARGET_DIR/debug/examples/tray-probe"
-# No WEBKIT_DISABLE_COMPOSITING_MODE / WEBKIT_DISABLE_DMABUF_RENDERER here: with either set,
-# WebKitWebDriver's screenshot command never returns under Xvfb.
-unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER
 (cd tests/e2e && npm test)
 echo "==> e2e screenshots: $(ls "$ARTIFACTS_DIR/e2e/"*.png 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"

@@ -251,7 +251,7 @@ async fn badge(connection: &zbus::Connection, item: Option<Item>) -> anyhow::Res
     pixels.truncate(frame.buffer_size());
     // Counts above 99 share one badge ("99+"), so the first match is the answer.
     let count = (0..=100u32).find(|&n| {
-        let drawn = inbox_desktop::tray_badge::render(n);
+        let drawn = inbox_desktop_core::tray_badge::render(n);
         drawn.width == frame.width && drawn.height == frame.height && drawn.rgba == pixels
     });
     Ok(json!({"file": file, "count": count}))

@@ -8,12 +8,12 @@ use std::path::Path;
 
 use ts_rs::TS;
 
-use crate::command_error::CommandError;
 use crate::settings::{NotificationPrefs, Preferences, QuietHours, Theme};
 use crate::views::{
     AccountView, AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, OpenRequest, RemoteImagesArgs,
     RemoteQuestion, RemoteSender, SettingsView, SubmitArgs,
 };
+use inbox_desktop_core::CommandError;
 
 fn export_one<T: TS + 'static>(
     dir: &Path,
@@ -43,6 +43,9 @@ pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
     export_one::<RemoteImagesArgs>(dir, &mut written)?;
     export_one::<NewAccount>(dir, &mut written)?;
     export_one::<CommandError>(dir, &mut written)?;
+    // The codes live in inbox-client (the engine's errors map onto them) but are the commands'.
+    export_one::<inbox_client::CommandCode>(dir, &mut written)?;
+    export_one::<inbox_client::AppCode>(dir, &mut written)?;
     export_command_names(dir, &mut written)?;
     export_one::<SettingsView>(dir, &mut written)?;
     export_one::<RemoteSender>(dir, &mut written)?;

@@ -2,18 +2,20 @@
 //! build script declares the same names).
 //! Each is a thin adapter onto [`Desk`]; arguments arrive as the UI's top-level keys.
 
+use inbox_protocol::ErrorCode;
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State, Wry};
 use tauri_plugin_autostart::ManagerExt;
 use tauri_plugin_opener::OpenerExt;
 
-use crate::command_error::CommandError;
 use crate::desk::Desk;
 use crate::settings::Preferences;
 use crate::views::{
     AnswerArgs, DeclineArgs, InboxSnapshot, NewAccount, RemoteImagesArgs, RemoteSender,
     SettingsView, SubmitArgs,
 };
+use inbox_desktop_core::CommandError;
+use inbox_desktop_core::urls::check_browser_url;
 
 type Reply<T> = Result<T, CommandError>;
 
@@ -67,16 +69,15 @@ pub async fn mark_read(desk: State<'_, Desk>, account: String, id: String) -> Re
 /// Open an http(s) link in the system browser; anything else is refused.
 #[tauri::command]
 pub async fn open_external(app: AppHandle<Wry>, url: String) -> Reply<()> {
-    let parsed = url::Url::parse(&url)
-        .map_err(|_| CommandError::new("invalid_url", "not a URL").with_field("url"))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(
-            CommandError::new("invalid_url", "only http and https links open").with_field("url"),
-        );
-    }
+    let parsed = check_browser_url(&url)?;
     app.opener()
         .open_url(parsed.as_str(), None::<&str>)
-        .map_err(|e| CommandError::new("unavailable", format!("could not open the browser: {e}")))
+        .map_err(|e| {
+            CommandError::new(
+                ErrorCode::Unavailable,
+                format!("could not open the browser: {e}"),
+            )
+        })
 }
 
 #[tauri::command]
@@ -156,7 +157,7 @@ pub async fn set_autostart(
     };
     done.map_err(|e| {
         CommandError::new(
-            "unavailable",
+            ErrorCode::Unavailable,
             format!("could not change starting at login: {e}"),
         )
     })?;
@@ -178,18 +179,23 @@ pub async fn test_account(desk: State<'_, Desk>, account: String) -> Reply<Strin
 pub async fn open_logs_folder(app: AppHandle<Wry>, desk: State<'_, Desk>) -> Reply<()> {
     let Some(dir) = desk.logs_dir() else {
         return Err(CommandError::new(
-            "unavailable",
+            ErrorCode::Unavailable,
             "this run logs to the terminal only",
         ));
     };
     app.opener()
         .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| CommandError::new("unavailable", format!("could not open the folder: {e}")))
+        .map_err(|e| {
+            CommandError::new(
+                ErrorCode::Unavailable,
+                format!("could not open the folder: {e}"),
+            )
+        })
 }
 
 #[tauri::command]
-pub async fn set_do_not_disturb(desk: State<'_, Desk>, on: bool) -> Reply<()> {
-    desk.set_do_not_disturb(on);
+pub async fn set_do_not_disturb(app: AppHandle<Wry>, on: bool) -> Reply<()> {
+    crate::tray::set_do_not_disturb(&app, on);
     Ok(())
 }
 

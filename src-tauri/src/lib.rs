@@ -4,11 +4,13 @@
 //!
 //! - [`desk`]: the state behind the commands; [`commands`]: what the window may call;
 //! - [`views`]: the shapes it receives (TypeScript via [`bindings`]);
-//! - [`notifications`]: what pops up and when it is withdrawn; [`tray`], [`tray_badge`];
-//! - [`local_server`]: local mode; [`media`]: media loading without tokens in the page.
+//! - [`notifications`]: what pops up and when it is withdrawn; [`tray`];
+//! - [`local_server`]: local mode.
+//!
+//! What needs no window (command errors, the notification planner, the tray badge, URL and
+//! media checks) is in `inbox-desktop-core`, which does not depend on Tauri.
 
 pub mod bindings;
-pub mod command_error;
 pub mod command_names;
 pub mod commands;
 pub mod desk;
@@ -16,11 +18,9 @@ pub mod launch;
 pub mod links;
 pub mod local_server;
 pub mod logs;
-pub mod media;
 pub mod notifications;
 pub mod settings;
 pub mod tray;
-pub mod tray_badge;
 pub mod views;
 pub mod window;
 
@@ -33,6 +33,7 @@ use tauri_plugin_window_state::StateFlags;
 use tokio::sync::broadcast::error::RecvError;
 
 use desk::Desk;
+use inbox_desktop_core::tray_count;
 use launch::LaunchOptions;
 use notifications::{NoticeHandlers, Notifier, QuestionRef};
 use views::CHANGES_EVENT;
@@ -129,16 +130,20 @@ fn setup(
     });
 
     let tray = tray::Tray::build(app, presence.do_not_disturb(), |app| {
-        let desk = app.state::<Desk>();
-        let on = !desk.presence.do_not_disturb();
-        desk.set_do_not_disturb(on);
+        let on = !app.state::<Desk>().presence.do_not_disturb();
+        tray::set_do_not_disturb(app, on);
         // The window's own switch must show what the tray just did.
         if let Err(e) = app.emit(views::DO_NOT_DISTURB_EVENT, on) {
             tracing::warn!(error = %e, "could not tell the window about Do not disturb");
         }
     })
     .context("build the tray icon")?;
-    app.state::<Desk>().attach_tray(tray);
+    app.manage(tray);
+    // The tray's number is the engine's counts, followed as they change.
+    let badge = app.clone();
+    tauri::async_runtime::spawn(tray_count::follow(engine.counts(), move |pending| {
+        badge.state::<tray::Tray>().show_pending(pending);
+    }));
 
     if let Some(main) = app.get_webview_window(window::MAIN) {
         presence.set_window_attentive(window::attentive(&main));
@@ -167,14 +172,13 @@ fn setup(
         },
     );
 
-    // Engine → window and tray: every coalesced batch, as it is.
+    // Engine → window: every coalesced batch, as it is.
     let mut changes = engine.subscribe();
     let forward = app.clone();
     tauri::async_runtime::spawn(async move {
         loop {
             match changes.recv().await {
                 Ok(batch) => {
-                    forward.state::<Desk>().note_counts(&batch);
                     if let Err(e) = forward.emit(CHANGES_EVENT, &batch) {
                         tracing::warn!(error = %e, "could not send changes to the window");
                     }
@@ -191,7 +195,6 @@ fn setup(
                             counts: snapshot.counts,
                             notifications: Some(snapshot.notifications),
                         };
-                        forward.state::<Desk>().note_counts(&batch);
                         let _ = forward.emit(CHANGES_EVENT, &batch);
                     }
                 }

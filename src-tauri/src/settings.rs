@@ -4,6 +4,7 @@
 //! (inbox-client), tokens in the keyring — never here. This file is the one owner of the
 //! allowances: the window only shows what it is told.
 
+use inbox_client::AppCode;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use chrono::NaiveTime;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::command_error::CommandError;
+use inbox_desktop_core::CommandError;
 
 /// File name, in the config dir.
 pub const FILE_NAME: &str = "settings.json";
@@ -88,7 +89,7 @@ impl QuietHours {
         let parse = |field: &str, value: &str| {
             NaiveTime::parse_from_str(value, "%H:%M").map_err(|_| {
                 CommandError::new(
-                    "invalid_time",
+                    AppCode::InvalidTime,
                     format!("`{value}` is not a time like 22:00"),
                 )
                 .with_field(&format!("quiet_hours.{field}"))

@@ -4,10 +4,13 @@
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Wry};
+use tauri::{AppHandle, Manager, Wry};
 
-use crate::tray_badge;
+use crate::desk::Desk;
+
 use crate::window;
+use inbox_desktop_core::tray_badge;
+use inbox_desktop_core::tray_count::count_label;
 
 const OPEN: &str = "open";
 const COUNT: &str = "count";
@@ -23,7 +26,8 @@ pub struct Tray {
 
 impl Tray {
     /// `toggle_do_not_disturb` runs when the menu's switch is clicked: the owner of the setting
-    /// (the desk) flips it, saves it and shows it here again — the tray only reports the click.
+    /// (the desk) flips it and saves it, [`set_do_not_disturb`] shows it here again — the
+    /// tray only reports the click.
     pub fn build(
         app: &AppHandle<Wry>,
         do_not_disturb: bool,
@@ -80,15 +84,16 @@ impl Tray {
     }
 }
 
+/// Switch Do not disturb (the desk keeps and saves it) and show it on the tray's switch; the
+/// window's command and the tray's own menu both come here.
+pub fn set_do_not_disturb(app: &AppHandle<Wry>, on: bool) {
+    app.state::<Desk>().set_do_not_disturb(on);
+    if let Some(tray) = app.try_state::<Tray>() {
+        tray.show_do_not_disturb(on);
+    }
+}
+
 fn badge_image(pending: u32) -> Image<'static> {
     let badge = tray_badge::render(pending);
     Image::new_owned(badge.rgba, badge.width, badge.height)
-}
-
-fn count_label(pending: u32) -> String {
-    match pending {
-        0 => "Nothing waiting".to_owned(),
-        1 => "1 question waiting".to_owned(),
-        n => format!("{n} questions waiting"),
-    }
 }

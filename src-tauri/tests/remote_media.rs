@@ -4,36 +4,20 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+
+mod support;
 
 use inbox_client::{ApiClient, Token};
-use inbox_desktop::desk::{Desk, LAUNCH_ACCOUNT_ID};
-use inbox_desktop::launch::LaunchOptions;
+use inbox_desktop::desk::LAUNCH_ACCOUNT_ID;
 use inbox_protocol::{AnswerFormat, AskRequest, MediaItem, MediaKind};
-use inbox_server::{Role, ServerConfig, TokenSpec};
+use support::{ASKER, wait_for_card};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-
-const REVIEWER: &str = "reviewer-token-0123456789";
-const ASKER: &str = "asker-token-0123456789";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacted() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("server"));
-    config.tokens = vec![
-        TokenSpec {
-            name: "alice".into(),
-            role: Role::Reviewer,
-            secret: REVIEWER.into(),
-        },
-        TokenSpec {
-            name: "design-bot".into(),
-            role: Role::Asker,
-            secret: ASKER.into(),
-        },
-    ];
-    let server = inbox_server::start(config).await.unwrap();
+    let server = support::server(dir.path(), "design-bot").await;
 
     // The "image host": this machine, serving a picture to whoever connects.
     let host = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -51,22 +35,8 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         }
     });
 
-    let options = LaunchOptions {
-        data_dir: Some(dir.path().join("desk")),
-        url: Some(server.base_url.clone()),
-        token: Some(REVIEWER.into()),
-        label: "Server".into(),
-        demo: false,
-        local_port: None,
-        link: None,
-    };
-    let desk = Desk::open(
-        &options,
-        dir.path().join("unused"),
-        dir.path().join("unused-config"),
-    )
-    .await
-    .unwrap();
+    let options = support::following(dir.path(), &server.base_url);
+    let desk = support::open(dir.path(), &options).await;
 
     let image = format!("https://127.0.0.1:{port}/a.png");
     let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
@@ -78,25 +48,13 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
     }]);
     let asker = ApiClient::new(&server.base_url, Token::new(ASKER)).unwrap();
     let question = asker.ask(&ask).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !desk
-        .engine
-        .snapshot_of(LAUNCH_ACCOUNT_ID)
-        .await
-        .unwrap()
-        .cards
-        .iter()
-        .any(|c| c.interaction.id == question.id)
-    {
-        assert!(Instant::now() < deadline, "the question reached the inbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for_card(&desk, &question.id).await;
 
     let before = desk
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(before.code, "remote_images_blocked", "{before}");
+    assert_eq!(before.code.as_str(), "remote_images_blocked", "{before}");
 
     desk.allow_remote_images(LAUNCH_ACCOUNT_ID, Some(question.id.clone()), None)
         .unwrap();
@@ -104,7 +62,7 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(after.code, "remote_media_refused", "{after}");
+    assert_eq!(after.code.as_str(), "remote_media_refused", "{after}");
     assert!(after.message.contains("127.0.0.1"), "{after}");
 
     // Allowing the sender instead changes nothing for a loopback host either.
@@ -114,7 +72,11 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(by_sender.code, "remote_media_refused", "{by_sender}");
+    assert_eq!(
+        by_sender.code.as_str(),
+        "remote_media_refused",
+        "{by_sender}"
+    );
 
     assert_eq!(
         hits.load(Ordering::SeqCst),
@@ -130,37 +92,10 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_stays_revoked() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path().join("server"));
-    config.tokens = vec![
-        TokenSpec {
-            name: "alice".into(),
-            role: Role::Reviewer,
-            secret: REVIEWER.into(),
-        },
-        TokenSpec {
-            name: "design-bot".into(),
-            role: Role::Asker,
-            secret: ASKER.into(),
-        },
-    ];
-    let server = inbox_server::start(config).await.unwrap();
-    let options = LaunchOptions {
-        data_dir: Some(dir.path().join("desk")),
-        url: Some(server.base_url.clone()),
-        token: Some(REVIEWER.into()),
-        label: "Server".into(),
-        demo: false,
-        local_port: None,
-        link: None,
-    };
-    let open = || {
-        Desk::open(
-            &options,
-            dir.path().join("unused"),
-            dir.path().join("unused-cfg"),
-        )
-    };
-    let desk = open().await.unwrap();
+    let server = support::server(dir.path(), "design-bot").await;
+    let options = support::following(dir.path(), &server.base_url);
+    let open = || support::open(dir.path(), &options);
+    let desk = open().await;
 
     // A loopback https URL: past the policy, the SSRF guard refuses it, so "refused" (not
     // "blocked") is how the test sees that the allowance let it through.
@@ -177,19 +112,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .ask(&ask)
         .await
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !desk
-        .engine
-        .snapshot_of(LAUNCH_ACCOUNT_ID)
-        .await
-        .unwrap()
-        .cards
-        .iter()
-        .any(|c| c.interaction.id == question.id)
-    {
-        assert!(Instant::now() < deadline, "the question reached the inbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for_card(&desk, &question.id).await;
 
     desk.allow_remote_images(LAUNCH_ACCOUNT_ID, None, Some("design-bot".into()))
         .unwrap();
@@ -203,12 +126,12 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(allowed.code, "remote_media_refused", "{allowed}");
+    assert_eq!(allowed.code.as_str(), "remote_media_refused", "{allowed}");
     desk.shutdown().await;
     drop(desk);
 
     // Restart: still allowed; then revoked.
-    let desk = open().await.unwrap();
+    let desk = open().await;
     assert_eq!(
         desk.settings_view().remote_senders,
         listed,
@@ -222,7 +145,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .load_media(LAUNCH_ACCOUNT_ID, &image)
         .await
         .unwrap_err();
-    assert_eq!(blocked.code, "remote_images_blocked", "{blocked}");
+    assert_eq!(blocked.code.as_str(), "remote_images_blocked", "{blocked}");
     let again = desk
         .revoke_remote_sender(LAUNCH_ACCOUNT_ID, "design-bot")
         .unwrap_err();
@@ -230,25 +153,11 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
     desk.shutdown().await;
     drop(desk);
 
-    let desk = open().await.unwrap();
+    let desk = open().await;
     assert!(
         desk.settings_view().remote_senders.is_empty(),
         "the revocation was saved"
     );
     desk.shutdown().await;
     server.shutdown().await;
-}
-
-async fn wait_for_card(desk: &Desk, id: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !desk
-        .engine
-        .snapshot_of(LAUNCH_ACCOUNT_ID)
-        .await
-        .map(|s| s.cards.iter().any(|c| c.interaction.id == id))
-        .unwrap_or(false)
-    {
-        assert!(Instant::now() < deadline, "the question reached the inbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }

@@ -8,21 +8,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { freshUserApp, InboxServer, saveScreenshot, startDriver } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
-const home = scratch("inbox-e2e-accounts-");
-const env = {
-  HOME: home,
-  XDG_DATA_HOME: path.join(home, ".local/share"),
-  XDG_CONFIG_HOME: path.join(home, ".config"),
-  XDG_CACHE_HOME: path.join(home, ".cache"),
-  INBOX_URL: null,
-  INBOX_TOKEN: null,
-  INBOX_DESKTOP_DATA_DIR: null,
-  INBOX_DESKTOP_LOCAL_PORT: "0",
-  BROWSER: "true",
-};
+const { home, env } = freshUserApp("accounts");
 const NAV = "//nav[@aria-label='Views and accounts']";
 const LABEL = "E2E remote";
 const account = `${NAV}//li[.//span[contains(@class, 'account-label')][normalize-space(.)=${literal(LABEL)}]]`;

@@ -223,6 +223,27 @@ export function reviewerApp(server, name) {
   };
 }
 
+/** The environment of an app run as a fresh user: HOME and the XDG data, config and cache dirs
+ *  in a scratch home of its own (`inbox-e2e-<name>-…`, returned as `home`), no server, token or
+ *  data dir from the environment, and local mode on a port of its own (so it never meets the
+ *  discovery test's app). */
+export function freshUserApp(name) {
+  const home = scratch(`inbox-e2e-${name}-`);
+  const env = {
+    HOME: home,
+    XDG_DATA_HOME: path.join(home, ".local/share"),
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    INBOX_URL: null,
+    INBOX_TOKEN: null,
+    INBOX_DESKTOP_DATA_DIR: null,
+    INBOX_DESKTOP_LOCAL_PORT: "0",
+    // "Open in browser" must not start a real browser on the test machine.
+    BROWSER: "true",
+  };
+  return { home, env };
+}
+
 /** tauri-driver on a free port; the app it launches inherits `env` (a `null` value unsets). */
 export async function startDriver(env) {
   const merged = { ...process.env, ...env };

@@ -6,21 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { freshUserApp, saveScreenshot, startDriver } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 
-const home = scratch("inbox-e2e-settings-");
-const env = {
-  HOME: home,
-  XDG_DATA_HOME: path.join(home, ".local/share"),
-  XDG_CONFIG_HOME: path.join(home, ".config"),
-  XDG_CACHE_HOME: path.join(home, ".cache"),
-  INBOX_URL: null,
-  INBOX_TOKEN: null,
-  INBOX_DESKTOP_DATA_DIR: null,
-  // Its own port, so it never meets the discovery test's app.
-  INBOX_DESKTOP_LOCAL_PORT: "0",
-};
+const { home, env } = freshUserApp("settings");
 const autostartEntry = path.join(home, ".config/autostart/inbox-desktop.desktop");
 const settingsFile = path.join(home, ".config/dev.interactions.inbox/settings.json");
 const VIEW = "//section[@aria-label='Settings']";

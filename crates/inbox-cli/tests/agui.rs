@@ -1,16 +1,17 @@
 //! `inbox agui run` end to end: a real `inbox serve` process, a real AG-UI agent (the `ag-ui`
 //! crate on axum, loopback), the question answered with `inbox answer`, and the exit code.
 
+mod support;
+
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener};
-use std::process::{Command, Stdio};
+use std::net::SocketAddr;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
-
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+use support::{inbox, serve_on_thread, start_server};
 
 /// Asks one yes/no question; says "Booked." once it has an answer.
 struct Booker;
@@ -42,77 +43,11 @@ impl Agent for Broken {
 }
 
 fn serve_agents() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async move {
-            let app = axum::Router::new()
-                .route_agui("/booker", Booker)
-                .route_agui("/broken", Broken);
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    addr
-}
-
-struct Server {
-    child: std::process::Child,
-    url: String,
-    dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(dir.path())
-        .env_remove("INBOX_TOKENS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn inbox serve");
-    let server = Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-        dir,
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !server.dir.path().join("tokens.json").exists()
-        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-    {
-        assert!(Instant::now() < deadline, "inbox serve did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
-}
-
-fn inbox(server: &Server, args: &[&str]) -> Command {
-    let mut cmd = Command::new(INBOX);
-    cmd.args(args)
-        .env("INBOX_URL", &server.url)
-        .env("INBOX_DATA_DIR", server.dir.path())
-        .env_remove("INBOX_TOKEN");
-    cmd
+    serve_on_thread(
+        axum::Router::new()
+            .route_agui("/booker", Booker)
+            .route_agui("/broken", Broken),
+    )
 }
 
 #[test]

@@ -6,8 +6,10 @@
 //! The workers use the default key prefix (`serve` has no prefix flag), so give this test a
 //! Redis of its own. Needs `INBOX_TEST_REDIS_URL` (skipped with a notice otherwise, failed under `CI=true`).
 
-use std::net::{SocketAddr, TcpListener};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::net::SocketAddr;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -16,8 +18,8 @@ use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
 use serde_json::{Value, json};
+use support::{Serve, Server, redis_url, serve_on_thread};
 
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
 const ASKER: &str = "asker-secret-for-the-worker-test-0001";
 const REVIEWER: &str = "reviewer-secret-for-the-worker-test-01";
 /// Short, so the dead worker's lease (this + min(30 s, this)) runs out within the test.
@@ -51,72 +53,20 @@ impl Agent for Holder {
 }
 
 fn serve_agent(resumes: Arc<AtomicUsize>) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async move {
-            let app = axum::Router::new().route_agui("/agent", Holder { resumes });
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    addr
+    serve_on_thread(axum::Router::new().route_agui("/agent", Holder { resumes }))
 }
 
-/// A worker process, killed when dropped (also when the test fails).
-struct Worker {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_worker(redis: &str) -> Worker {
-    let dir = tempfile::tempdir().unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(dir.path())
+/// A worker of the Redis deployment, with the two tokens of this test.
+fn start_worker(redis: &str) -> Server {
+    Serve::new()
         .args(["--redis", redis])
         .args(["--token", &format!("bot:asker:{ASKER}")])
         .args(["--token", &format!("alice:reviewer:{REVIEWER}")])
         .args(["--agui-turn-timeout-s", &TURN_TIMEOUT_S.to_string()])
-        .env_remove("INBOX_TOKENS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn inbox serve");
-    let worker = Worker {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-        _dir: dir,
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "inbox serve did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    worker
+        .start()
 }
 
-async fn get(http: &reqwest::Client, worker: &Worker, path: &str, token: &str) -> Value {
+async fn get(http: &reqwest::Client, worker: &Server, path: &str, token: &str) -> Value {
     let resp = http
         .get(format!("{}{path}", worker.url))
         .bearer_auth(token)
@@ -130,7 +80,7 @@ async fn get(http: &reqwest::Client, worker: &Worker, path: &str, token: &str) -
 /// Poll until `done` holds for what `path` returns; panics (the workers die on drop) after `within`.
 async fn until(
     http: &reqwest::Client,
-    worker: &Worker,
+    worker: &Server,
     path: &str,
     within: Duration,
     done: impl Fn(&Value) -> bool,
@@ -157,12 +107,7 @@ fn texts(run: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_turn_hands_the_run_to_another_which_finishes_it_once() {
-    let Ok(redis) = std::env::var("INBOX_TEST_REDIS_URL") else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "INBOX_TEST_REDIS_URL is unset but CI=true"
-        );
-        eprintln!("SKIPPED: INBOX_TEST_REDIS_URL is unset");
+    let Some(redis) = redis_url("agui_workers") else {
         return;
     };
     let resumes = Arc::new(AtomicUsize::new(0));

@@ -2,32 +2,18 @@
 //! subcommands exactly as a script would. Every wait on a child has a deadline: a hung command
 //! is killed and fails its test instead of hanging the run.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+use support::{INBOX, Serve, Server, inbox};
+
 /// The longest any one command of these tests may take.
 const COMMAND_DEADLINE: Duration = Duration::from_secs(30);
-
-/// A server process with its own data dir; killed on drop. Its log (stderr, at debug) goes to
-/// `log` for the tests that read what the server wrote.
-struct Server {
-    child: Child,
-    url: String,
-    dir: tempfile::TempDir,
-    log: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A running `inbox` with its output read on threads, so that no read and no wait on it can
 /// block past a deadline; killed on drop.
@@ -144,61 +130,14 @@ impl Drop for Proc {
     }
 }
 
+/// The server of these tests logs at debug: one test reads its log for secrets.
+fn start_server() -> Server {
+    Serve::new().env("RUST_LOG", "debug").start()
+}
+
 /// Runs `cmd` to its end within [`COMMAND_DEADLINE`].
 fn output_of(cmd: Command) -> Output {
     Proc::spawn(cmd).finish(COMMAND_DEADLINE)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start_server() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let log = dir.path().join("serve.log");
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(dir.path())
-        .env_remove("INBOX_TOKENS")
-        .env("RUST_LOG", "debug")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("spawn inbox serve");
-    let server = Server {
-        child,
-        url,
-        dir,
-        log,
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !server.dir.path().join("tokens.json").exists()
-        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-    {
-        assert!(Instant::now() < deadline, "inbox serve did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
-}
-
-fn inbox(server: &Server, args: &[&str]) -> Command {
-    let mut cmd = Command::new(INBOX);
-    cmd.args(args)
-        .env("INBOX_URL", &server.url)
-        .env("INBOX_DATA_DIR", server.dir.path())
-        .env_remove("INBOX_TOKEN");
-    cmd
 }
 
 fn run(server: &Server, args: &[&str]) -> Output {

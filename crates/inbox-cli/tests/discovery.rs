@@ -2,62 +2,14 @@
 //! through the discovery file in the per-user data dir, and says plainly when none runs.
 //! The server is a real `inbox serve` process; `HOME`/`XDG_DATA_HOME` point into a temp dir.
 
+mod support;
+
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use inbox_client::local_discovery::{self, LocalDiscovery};
-
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
-
-struct Server {
-    child: Child,
-    url: String,
-    data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server() -> Server {
-    let data = tempfile::tempdir().unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(data.path())
-        .env_remove("INBOX_TOKENS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn inbox serve");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !data.path().join("tokens.json").exists()
-        || std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-    {
-        assert!(Instant::now() < deadline, "inbox serve did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-        data,
-    }
-}
+use support::{INBOX, start_server};
 
 /// `inbox …` with nothing configured: only `home` (as HOME and XDG_DATA_HOME) to look in.
 fn bare(home: &Path, args: &[&str]) -> Command {
@@ -84,7 +36,7 @@ fn a_bare_ask_and_answer_reach_the_server_named_by_the_discovery_file() {
     let home = tempfile::tempdir().unwrap();
     LocalDiscovery {
         url: server.url.clone(),
-        tokens_file: server.data.path().join("tokens.json"),
+        tokens_file: server.dir.path().join("tokens.json"),
     }
     .write(&discovery_path(home.path()))
     .unwrap();
@@ -119,7 +71,7 @@ fn a_stale_discovery_file_says_no_server_is_running_and_where_it_looked() {
     let path = discovery_path(home.path());
     LocalDiscovery {
         url: server.url.clone(),
-        tokens_file: server.data.path().join("tokens.json"),
+        tokens_file: server.dir.path().join("tokens.json"),
     }
     .write(&path)
     .unwrap();
@@ -165,7 +117,7 @@ fn an_explicit_url_wins_over_the_discovery_file() {
     .unwrap();
     let out = bare(home.path(), &["list", "--json"])
         .env("INBOX_URL", &server.url)
-        .env("INBOX_DATA_DIR", server.data.path())
+        .env("INBOX_DATA_DIR", server.dir.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

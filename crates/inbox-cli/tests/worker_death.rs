@@ -6,73 +6,22 @@
 //!
 //! Needs `INBOX_TEST_REDIS_URL` (skipped with a notice when unset, failed under `CI=true`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod support;
 
-const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::{INBOX, Serve, Server, redis_url, until};
+
 const SECRET: &str = "whsec_dGhlIGtpbGwtOSB0ZXN0IHNpZ25pbmcga2V5IQ==";
 const ASKER: &str = "kill9-asker-token-0123456789";
 const REVIEWER: &str = "kill9-reviewer-token-0123456789";
 
-fn redis_url() -> Option<String> {
-    match std::env::var("INBOX_TEST_REDIS_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "INBOX_TEST_REDIS_URL is not set, but CI=true: the Redis tests must run"
-            );
-            eprintln!("SKIPPED worker_death: INBOX_TEST_REDIS_URL is unset");
-            None
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Poll `what` every 50 ms until it is true, failing the test after `within`.
-fn until(what: &str, within: Duration, mut probe: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !probe() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// An `inbox serve --redis` worker process; killed on drop if still running.
-struct Worker {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn worker(redis: &str, prefix: &str) -> Worker {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let child = Command::new(INBOX)
-        .args([
-            "serve",
-            "--bind",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-        ])
-        .arg(dir.path())
+fn worker(redis: &str, prefix: &str) -> Server {
+    Serve::new()
         .args(["--redis", redis, "--redis-prefix", prefix])
         .args(["--webhook-secret", SECRET])
         // A short lease so the takeover comes soon; a long attempt timeout so the held POST
@@ -80,38 +29,10 @@ fn worker(redis: &str, prefix: &str) -> Worker {
         .args(["--webhook-lease-s", "2", "--webhook-timeout-s", "120"])
         .args(["--token", &format!("kill9-bot:asker:{ASKER}")])
         .args(["--token", &format!("kill9-reviewer:reviewer:{REVIEWER}")])
-        .env_remove("INBOX_TOKENS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn inbox serve");
-    let w = Worker {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-        _dir: dir,
-    };
-    until("the worker to be ready", Duration::from_secs(20), || {
-        ready(port)
-    });
-    w
+        .start()
 }
 
-fn ready(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    if stream
-        .write_all(b"GET /readyz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")
-        .is_err()
-    {
-        return false;
-    }
-    let mut head = [0u8; 12];
-    stream.read_exact(&mut head).is_ok() && head.ends_with(b"200")
-}
-
-fn inbox(worker: &Worker, token: &str, args: &[&str]) -> Output {
+fn inbox(worker: &Server, token: &str, args: &[&str]) -> Output {
     Command::new(INBOX)
         .args(args)
         .env("INBOX_URL", &worker.url)
@@ -176,7 +97,7 @@ fn receiver() -> (String, Arc<Mutex<Vec<String>>>) {
 
 #[test]
 fn a_worker_killed_mid_delivery_is_taken_over_with_the_same_webhook_id() {
-    let Some(redis) = redis_url() else {
+    let Some(redis) = redis_url("worker_death") else {
         return;
     };
     let nanos = std::time::SystemTime::now()
@@ -233,7 +154,7 @@ fn a_worker_killed_mid_delivery_is_taken_over_with_the_same_webhook_id() {
     until("B's takeover", Duration::from_secs(20), || {
         ids.lock().unwrap().len() >= 2
     });
-    let show = |w: &Worker| -> serde_json::Value {
+    let show = |w: &Server| -> serde_json::Value {
         let out = inbox(w, ASKER, &["park", "show", &park_id]);
         assert_eq!(out.status.code(), Some(0));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["park"].clone()

@@ -115,7 +115,7 @@ impl Subscription {
                         self.signed_out = true;
                         return Some(Update::Link(LinkState::SignedOut));
                     }
-                    let retry_in = self.backoff.next_delay();
+                    let retry_in = self.backoff.next_delay_with(&mut rand::rng());
                     self.pending_delay = Some(retry_in);
                     return Some(Update::Link(LinkState::Reconnecting {
                         reason,

@@ -11,6 +11,7 @@
 //! - [`outbox`]: answers kept on disk until the server ruled on them.
 //! - everything written to disk is 0700 / 0600 (`inbox_files`).
 //! - [`remote_media`]: remote images, video and audio fetched under an SSRF guard.
+//! - [`error_code`]: every code an app's command can refuse with ([`CommandCode`]).
 //! - [`accounts`], [`keyring`]: the servers followed, and their tokens in the OS keyring.
 
 pub mod accounts;
@@ -21,6 +22,7 @@ pub mod connection;
 pub mod demo;
 pub mod engine;
 pub mod error;
+pub mod error_code;
 pub mod keyring;
 pub mod local_discovery;
 pub mod outbox;
@@ -35,6 +37,7 @@ pub use backoff::{Backoff, BackoffPolicy};
 pub use clock::Clock;
 pub use engine::{Engine, EngineConfig, EngineError};
 pub use error::ClientError;
+pub use error_code::{AppCode, CommandCode};
 pub use keyring::Keyring;
 pub use secret::Token;
 pub use transport::{ClientOptions, ProxySetting};

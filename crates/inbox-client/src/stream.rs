@@ -7,7 +7,9 @@
 //!
 //! A connection that goes quiet is treated as dead: the server sends a keepalive comment at
 //! least every 15 s, so after `keepalive_timeout` (45 s by default) of silence the connection
-//! ends with [`StreamEnd::Silent`] instead of hanging on a half-open socket forever.
+//! ends with [`StreamEnd::Silent`] instead of hanging on a half-open socket forever. The sync
+//! engine times that silence in its machine instead ([`inbox_sync::Session`]): it reads with
+//! [`SseConnection::next_untimed`], which also reports each keepalive.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -156,22 +158,42 @@ impl SseConnection {
         })
     }
 
-    /// The next signal. After `Closed` it keeps answering `Closed(Ended)`.
+    /// The next signal; silence past the keepalive timeout ends the connection
+    /// ([`StreamEnd::Silent`]). After `Closed` it keeps answering `Closed(Ended)`.
     pub async fn next(&mut self) -> StreamSignal {
         loop {
-            if let Some(signal) = self.queued.pop_front() {
+            if let Some(signal) = self.read(Some(self.keepalive_timeout)).await {
                 return signal;
             }
-            if self.closed {
-                return StreamSignal::Closed(StreamEnd::Ended);
+        }
+    }
+
+    /// The next signal, or `None` for a keepalive (proof of life), waiting as long as it
+    /// takes: for a caller that times the silence itself.
+    pub async fn next_untimed(&mut self) -> Option<StreamSignal> {
+        self.read(None).await
+    }
+
+    /// `silence`: end the connection after this long without a frame; `None` never times
+    /// out. A keepalive is `None`.
+    async fn read(&mut self, silence: Option<Duration>) -> Option<StreamSignal> {
+        loop {
+            if let Some(signal) = self.queued.pop_front() {
+                return Some(signal);
             }
-            let frame = tokio::time::timeout(self.keepalive_timeout, self.frames.next()).await;
+            if self.closed {
+                return Some(StreamSignal::Closed(StreamEnd::Ended));
+            }
+            let frame = match silence {
+                Some(limit) => tokio::time::timeout(limit, self.frames.next()).await,
+                None => Ok(self.frames.next().await),
+            };
             let end = match frame {
                 Err(_) => StreamEnd::Silent,
                 Ok(None) => StreamEnd::Ended,
-                Ok(Some(Ok(es::SSE::Connected(_)))) => return StreamSignal::Opened,
-                // A keepalive: proof of life, nothing to report.
-                Ok(Some(Ok(es::SSE::Comment(_)))) => continue,
+                Ok(Some(Ok(es::SSE::Connected(_)))) => return Some(StreamSignal::Opened),
+                // A keepalive: proof of life, and nothing else.
+                Ok(Some(Ok(es::SSE::Comment(_)))) => return None,
                 Ok(Some(Ok(es::SSE::Event(ev)))) => {
                     if let Some(ms) = ev.retry {
                         self.queued
@@ -187,7 +209,7 @@ impl SseConnection {
                 Ok(Some(Err(e))) => classify(e),
             };
             self.closed = true;
-            return StreamSignal::Closed(end);
+            return Some(StreamSignal::Closed(end));
         }
     }
 }

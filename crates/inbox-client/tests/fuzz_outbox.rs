@@ -9,20 +9,9 @@
 use std::fs;
 
 use inbox_client::outbox::{Outbox, OutboxAction};
+use inbox_protocol::test_support::proptest_config;
 use proptest::prelude::*;
 use serde_json::{Value, json};
-
-fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("INBOX_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default_cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 /// What a stray file holds.
 #[derive(Debug, Clone)]
@@ -92,7 +81,7 @@ fn action() -> impl Strategy<Value = OutboxAction> {
 }
 
 proptest! {
-    #![proptest_config(config(128))]
+    #![proptest_config(proptest_config(128))]
 
     #[test]
     fn the_outbox_reader_keeps_every_real_entry_whatever_lies_beside_it(

@@ -11,21 +11,10 @@ use std::time::Duration;
 
 use inbox_client::stream::{SseConnection, StreamSignal};
 use inbox_client::{ApiClient, Token};
+use inbox_protocol::test_support::proptest_config;
 use proptest::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-
-fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("INBOX_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default_cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -164,7 +153,7 @@ async fn decode(body: Vec<u8>, chunk: usize) -> (Vec<(Option<String>, String, St
 }
 
 proptest! {
-    #![proptest_config(config(48))]
+    #![proptest_config(proptest_config(48))]
 
     #[test]
     fn every_well_formed_frame_arrives_intact_whatever_surrounds_it(

@@ -19,6 +19,8 @@ pub mod notification;
 pub mod page;
 pub mod park;
 pub mod resolve;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod typescript;
 pub mod validate;
 pub mod verifier;

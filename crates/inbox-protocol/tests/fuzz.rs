@@ -7,28 +7,16 @@
 //! run in docs/reliability.md).
 
 use chrono::{DateTime, TimeZone, Utc};
+use inbox_protocol::test_support::proptest_config;
 use inbox_protocol::validate::{
     Retention, effective_schema, validate_answer, validate_ask, validate_decline, validate_params,
     validate_park,
 };
 use inbox_protocol::{
-    AskRequest, DeclineRequest, Interaction, ParkRequest, Status, StreamEvent, ValidationError,
+    AskRequest, DeclineRequest, Interaction, ParkRequest, StreamEvent, ValidationError,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-
-fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("INBOX_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default_cases);
-    ProptestConfig {
-        cases,
-        // Failures become named regression tests below, not files beside the sources.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
@@ -252,27 +240,12 @@ fn names_a_field(e: &ValidationError, roots: &[&str]) -> Result<(), TestCaseErro
 }
 
 fn interaction_from(req: AskRequest, expires_at: Option<DateTime<Utc>>) -> Interaction {
-    Interaction {
-        id: "ia_fuzz".to_owned(),
-        kind: req.kind,
-        prompt: req.prompt,
-        answer_format: req.answer_format,
-        options: req.options.unwrap_or_default(),
-        schema: req.schema,
-        data: req.data,
-        pages: req.pages,
-        link: req.link,
-        media: req.media.unwrap_or_default(),
-        mode: req.mode,
-        expires_at,
-        status: Status::Pending,
-        asker: "fuzz-bot".to_owned(),
-        created_at: now(),
-        answer: None,
-        metadata: req.metadata.unwrap_or_default(),
-        park_id: None,
-        park: None,
-    }
+    Interaction::builder("ia_fuzz")
+        .ask(req)
+        .expires_at(expires_at)
+        .asker("fuzz-bot")
+        .created_at(now())
+        .build()
 }
 
 /// An ask body through the whole ask path; the accepted question, if it was accepted.
@@ -303,7 +276,7 @@ fn check_ask(body: &Value) -> Result<Option<Interaction>, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config(192))]
+    #![proptest_config(proptest_config(192))]
 
     #[test]
     fn any_ask_is_accepted_or_refused_naming_its_field(body in mutated_ask()) {

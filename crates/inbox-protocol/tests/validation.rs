@@ -11,7 +11,7 @@ use inbox_protocol::caps::{
 };
 use inbox_protocol::validate::{validate_answer, validate_ask, validate_decline};
 use inbox_protocol::{
-    AskRequest, DeclineRequest, ErrorBody, ErrorCode, Interaction, Status, ValidationError,
+    AskRequest, DeclineRequest, ErrorBody, ErrorCode, Interaction, ValidationError,
 };
 use serde_json::{Value, json};
 
@@ -1077,27 +1077,12 @@ fn a_refusal_becomes_a_400_error_body_naming_the_field() {
 fn question(body: Value) -> Interaction {
     let req = ask(&body);
     let accepted = validate_ask(&req, now()).expect("fixture asks are valid");
-    Interaction {
-        id: "ia_test".to_owned(),
-        kind: req.kind,
-        prompt: req.prompt,
-        answer_format: req.answer_format,
-        options: req.options.unwrap_or_default(),
-        schema: req.schema,
-        data: req.data,
-        pages: req.pages,
-        link: req.link,
-        media: req.media.unwrap_or_default(),
-        mode: req.mode,
-        expires_at: accepted.expires_at,
-        status: Status::Pending,
-        asker: "deploy-bot".to_owned(),
-        created_at: now(),
-        answer: None,
-        metadata: req.metadata.unwrap_or_default(),
-        park_id: None,
-        park: None,
-    }
+    Interaction::builder("ia_test")
+        .ask(req)
+        .expires_at(accepted.expires_at)
+        .asker("deploy-bot")
+        .created_at(now())
+        .build()
 }
 
 #[test]

@@ -142,37 +142,21 @@ impl Default for Validation {
 
 #[cfg(test)]
 mod tests {
-    use chrono::Utc;
-    use inbox_protocol::{AnswerFormat, InteractionKind, Mode, Status};
+    use inbox_protocol::AnswerFormat;
     use serde_json::json;
 
     use super::*;
 
     fn form(id: &str) -> Interaction {
-        Interaction {
-            id: id.to_owned(),
-            kind: InteractionKind::Question,
-            prompt: "Fill in".into(),
-            answer_format: AnswerFormat::Form,
-            options: vec![],
-            schema: Some(
+        Interaction::builder(id)
+            .prompt("Fill in")
+            .format(AnswerFormat::Form)
+            .schema(
                 json!({"type": "object", "properties": {"n": {"type": "integer"}},
                 "required": ["n"]}),
-            ),
-            data: None,
-            pages: None,
-            link: None,
-            media: vec![],
-            mode: Mode::Sync,
-            expires_at: None,
-            status: Status::Pending,
-            asker: "bot".into(),
-            created_at: Utc::now(),
-            answer: None,
-            metadata: Default::default(),
-            park_id: None,
-            park: None,
-        }
+            )
+            .asker("bot")
+            .build()
     }
 
     #[tokio::test]

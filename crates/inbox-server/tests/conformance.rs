@@ -20,8 +20,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
-    AnswerFormat, Continuation, Interaction, InteractionKind, MediaItem, MediaKind, Mode,
-    RemovedEvent, RemovedReason, ResetReason, Status, StatusFilter, StreamEvent, Verifier,
+    AnswerFormat, Continuation, Interaction, MediaItem, MediaKind, RemovedEvent, RemovedReason,
+    ResetReason, Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
     EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore,
@@ -34,27 +34,13 @@ use serde_json::json;
 
 fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
     NewAsk {
-        interaction: Interaction {
-            id: id.to_owned(),
-            kind: InteractionKind::Question,
-            prompt: format!("Deploy {id}?"),
-            answer_format: AnswerFormat::Confirm,
-            options: vec![],
-            schema: None,
-            data: None,
-            pages: None,
-            link: None,
-            media: vec![],
-            mode: Mode::Sync,
-            expires_at,
-            status: Status::Pending,
-            asker: "deploy-bot".into(),
-            created_at: Utc::now(),
-            answer: None,
-            metadata: json!({"run": id}).as_object().cloned().unwrap_or_default(),
-            park_id: None,
-            park: None,
-        },
+        interaction: Interaction::builder(id)
+            .prompt(format!("Deploy {id}?"))
+            .format(AnswerFormat::Confirm)
+            .expires_at(expires_at)
+            .asker("deploy-bot")
+            .metadata(json!({"run": id}).as_object().cloned().unwrap_or_default())
+            .build(),
         pending_limit: usize::MAX,
         media: vec![],
         ticket: None,

@@ -12,23 +12,19 @@ mod redis_env;
 use std::sync::OnceLock;
 
 use common::{ASKER, REVIEWER, TestServer};
+use inbox_protocol::test_support::proptest_config;
 use proptest::prelude::*;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("INBOX_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default_cases);
+    let base = proptest_config(default_cases);
     ProptestConfig {
-        cases,
-        failure_persistence: None,
         // The wait property skips positive timeouts (they would hold the test), about one
         // input in ten: proptest's default of 1,024 skips ended long runs early, not the
         // property. Allow as many skips as cases.
-        max_global_rejects: cases.max(1024),
-        ..ProptestConfig::default()
+        max_global_rejects: base.cases.max(1024),
+        ..base
     }
 }
 

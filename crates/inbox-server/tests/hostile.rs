@@ -1385,7 +1385,7 @@ async fn every_door_refuses_hostile_input_and_stays_responsive() {
 /// answering everyone else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_runaway_schema_is_refused_on_answer_and_callback() {
-    use inbox_protocol::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
+    use inbox_protocol::{AnswerFormat, Interaction, Status};
     use inbox_server::store::{NewAsk, NewTicket, SqliteStore, Store};
     use sha2::{Digest, Sha256};
 
@@ -1405,27 +1405,13 @@ async fn a_stored_runaway_schema_is_refused_on_answer_and_callback() {
         let external = format == AnswerFormat::External;
         store
             .insert_ask(NewAsk {
-                interaction: Interaction {
-                    id: id.into(),
-                    kind: InteractionKind::Question,
-                    prompt: "Fill".into(),
-                    answer_format: format,
-                    options: vec![],
-                    schema: Some(cyclic.clone()),
-                    data: None,
-                    pages: None,
-                    link: external.then(|| format!("https://x.example/{ticket}")),
-                    media: vec![],
-                    mode: Mode::Sync,
-                    expires_at: None,
-                    status: Status::Pending,
-                    asker: "deploy-bot".into(),
-                    created_at: chrono::Utc::now(),
-                    answer: None,
-                    metadata: Default::default(),
-                    park_id: None,
-                    park: None,
-                },
+                interaction: Interaction::builder(id)
+                    .prompt("Fill")
+                    .format(format)
+                    .schema(cyclic.clone())
+                    .link(external.then(|| format!("https://x.example/{ticket}")))
+                    .asker("deploy-bot")
+                    .build(),
                 pending_limit: usize::MAX,
                 media: vec![],
                 ticket: external.then(|| NewTicket {

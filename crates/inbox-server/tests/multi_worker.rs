@@ -107,20 +107,14 @@ async fn a_question_asked_on_one_worker_reaches_a_stream_on_another() {
     assert_eq!(on_a_read["status"], "answered");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
-    let Some((w, _dir)) = workers("answer_wakes_wait", 2).await else {
-        return;
-    };
-    let id = w[1].ask_confirm("Ship it?").await;
-    let wait = w[1]
-        .request(
-            Method::GET,
-            &format!("/api/interactions/{id}/wait?timeout_s=30"),
-            Some(ASKER),
-        )
-        .send();
-    let waiting = tokio::spawn(async move {
+/// The asker's long-poll `GET path` on `server`, running in the background: its status, body
+/// and how long it took.
+fn long_poll(
+    server: &TestServer,
+    path: &str,
+) -> tokio::task::JoinHandle<(StatusCode, Value, Duration)> {
+    let wait = server.request(Method::GET, path, Some(ASKER)).send();
+    tokio::spawn(async move {
         let started = Instant::now();
         let resp = wait.await.unwrap();
         (
@@ -128,7 +122,16 @@ async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
             resp.json::<Value>().await.unwrap(),
             started.elapsed(),
         )
-    });
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
+    let Some((w, _dir)) = workers("answer_wakes_wait", 2).await else {
+        return;
+    };
+    let id = w[1].ask_confirm("Ship it?").await;
+    let waiting = long_poll(&w[1], &format!("/api/interactions/{id}/wait?timeout_s=30"));
     // The answer arrives elsewhere once the long-poll is listening (observed, not slept for).
     w[1].until_long_polls_waiting(1).await;
     assert!(
@@ -511,22 +514,7 @@ async fn the_last_answer_on_one_worker_wakes_a_park_wait_on_another() {
         .collect();
     let (status, _) = w[0].answer(&questions[0], json!(true), None).await;
     assert_eq!(status, StatusCode::OK);
-    let wait = w[1]
-        .request(
-            Method::GET,
-            &format!("/api/parks/{id}/wait?timeout_s=30"),
-            Some(ASKER),
-        )
-        .send();
-    let waiting = tokio::spawn(async move {
-        let started = Instant::now();
-        let resp = wait.await.unwrap();
-        (
-            resp.status(),
-            resp.json::<Value>().await.unwrap(),
-            started.elapsed(),
-        )
-    });
+    let waiting = long_poll(&w[1], &format!("/api/parks/{id}/wait?timeout_s=30"));
     w[1].until_long_polls_waiting(1).await;
     assert!(
         !waiting.is_finished(),

@@ -9,29 +9,9 @@ mod redis_env;
 
 use std::time::{Duration, Instant};
 
-use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer};
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer, call};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-async fn call(
-    server: &TestServer,
-    method: Method,
-    path: &str,
-    token: &str,
-    body: Option<Value>,
-    key: Option<&str>,
-) -> (StatusCode, Value) {
-    let mut req = server.request(method, path, Some(token));
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    if let Some(key) = key {
-        req = req.header("Idempotency-Key", key);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
 
 fn form() -> Value {
     json!({

@@ -26,16 +26,7 @@ async fn post(
     body: Option<Value>,
     key: Option<&str>,
 ) -> (StatusCode, Value) {
-    let mut req = server.request(Method::POST, path, Some(token));
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    if let Some(key) = key {
-        req = req.header("Idempotency-Key", key);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    common::call(server, Method::POST, path, token, body, key).await
 }
 
 async fn create(server: &common::TestServer, body: Value) -> Value {

@@ -301,7 +301,7 @@ async fn a_restart_on_the_same_data_dir_keeps_data_and_resume() {
 async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
     use std::sync::Arc;
 
-    use inbox_protocol::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
+    use inbox_protocol::{AnswerFormat, Interaction};
     use inbox_server::store::{NewAsk, SqliteStore, Store};
 
     let dir = tempfile::tempdir().unwrap();
@@ -321,27 +321,11 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
     // subscriber) overflows while the rest is published.
     const EVENTS: usize = 8_000;
     for i in 0..EVENTS {
-        let interaction = Interaction {
-            id: format!("ia_{i:05}"),
-            kind: InteractionKind::Question,
-            prompt: "x".repeat(4_000),
-            answer_format: AnswerFormat::Text,
-            options: vec![],
-            schema: None,
-            data: None,
-            pages: None,
-            link: None,
-            media: vec![],
-            mode: Mode::Sync,
-            expires_at: None,
-            status: Status::Pending,
-            asker: "deploy-bot".into(),
-            created_at: chrono::Utc::now(),
-            answer: None,
-            metadata: Default::default(),
-            park_id: None,
-            park: None,
-        };
+        let interaction = Interaction::builder(format!("ia_{i:05}"))
+            .prompt("x".repeat(4_000))
+            .format(AnswerFormat::Text)
+            .asker("deploy-bot")
+            .build();
         store
             .insert_ask(NewAsk {
                 interaction,

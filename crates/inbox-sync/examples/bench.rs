@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use cap::Cap;
 use chrono::{TimeZone, Utc};
 use inbox_protocol::{
-    Answer, AnswerFormat, AnsweredEvent, Interaction, InteractionKind, InteractionPage, Mode,
-    RemovedEvent, RemovedReason, ResetEvent, ResetReason, Status, StreamEvent,
+    Answer, AnswerFormat, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason,
+    ResetEvent, ResetReason, Status, StreamEvent,
 };
 use inbox_sync::{Inbox, Input};
 use serde_json::{Map, Value, json};
@@ -29,12 +29,12 @@ fn question(n: usize) -> Interaction {
     let mut metadata = Map::new();
     metadata.insert("run_id".into(), json!(format!("run_{:08}", n / 7)));
     metadata.insert("tool_call_id".into(), json!(format!("call_{n:010}")));
-    Interaction {
-        id: format!("ia_{n:012}"),
-        kind: InteractionKind::Question,
-        prompt: format!("Deploy build {n} to production? The canary has been green for an hour."),
-        answer_format: AnswerFormat::Select,
-        options: vec![
+    Interaction::builder(format!("ia_{n:012}"))
+        .prompt(format!(
+            "Deploy build {n} to production? The canary has been green for an hour."
+        ))
+        .format(AnswerFormat::Select)
+        .options(vec![
             inbox_protocol::ChoiceOption {
                 value: "yes".into(),
                 label: Some("Deploy".into()),
@@ -43,22 +43,12 @@ fn question(n: usize) -> Interaction {
                 value: "no".into(),
                 label: Some("Hold".into()),
             },
-        ],
-        schema: None,
-        data: None,
-        pages: None,
-        link: None,
-        media: Vec::new(),
-        mode: Mode::Sync,
-        expires_at: Some(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap()),
-        status: Status::Pending,
-        asker: "deploy-bot".into(),
-        created_at: Utc.timestamp_opt(1_800_000_000 + n as i64, 0).unwrap(),
-        answer: None,
-        metadata,
-        park_id: None,
-        park: None,
-    }
+        ])
+        .expires_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap())
+        .asker("deploy-bot")
+        .created_at(Utc.timestamp_opt(1_800_000_000 + n as i64, 0).unwrap())
+        .metadata(metadata)
+        .build()
 }
 
 /// The pending set as the paged door serves it: newest first, `PAGE_SIZE` a page.

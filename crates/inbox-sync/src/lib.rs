@@ -23,12 +23,20 @@
 //! - `reset` (or `Refresh`, or `Start` again) → the pending pages are refetched into a staging
 //!   snapshot; when complete it is merged without flicker. Open cards absent from the snapshot
 //!   are kept and asked about one by one (`FetchInteraction`).
-//! - Drops: the driver owns backoff and timers. It reports `StreamDropped`/`PageFailed` with a
-//!   [`Failure`] (when it will retry), then `Retry`; the machine redoes what failed and the
-//!   stream resumes from [`Inbox::last_event_id`]. The driver persists that id so a restart
-//!   resumes too.
+//! - Drops: `StreamDropped`/`PageFailed` carry a [`Failure`] (when the retry comes), then
+//!   `Retry`; the machine redoes what failed and the stream resumes from
+//!   [`Inbox::last_event_id`], which is persisted so a restart resumes too.
 //! - Answers: `AnswerQueued` (outbox) → `AnswerSending` → `AnswerVerdict`; the card's
 //!   [`Delivery`] tells the reviewer how it went, including who won when somebody was first.
+//!
+//! # Time: the [`Session`]
+//! The inbox reads no clock. [`Session`] wraps it with every timer its driver would otherwise
+//! keep (reconnect backoff with full jitter, outbox and card-fetch retries, dismissal retries,
+//! card deadlines, the clock check, position writes, change coalescing), in the manner of
+//! quinn-proto: the driver tells it what happened and when ([`Moment`]), sleeps until
+//! [`Session::poll_timeout`], calls [`Session::handle_timeout`], and performs each
+//! [`Work`] from [`Session::poll_work`]. The jitter is drawn from a generator the driver seeds,
+//! so the timers are table tests too (`session/tests.rs`).
 //!
 //! # A driver in miniature
 //! ```
@@ -51,6 +59,7 @@
 //! assert_eq!(inbox.last_event_id(), Some("41"));
 //! ```
 
+pub mod backoff;
 mod board;
 mod card;
 mod change;
@@ -61,6 +70,7 @@ mod inbox;
 mod input;
 mod order;
 mod paging;
+mod session;
 pub mod stream_id;
 mod tombstone;
 pub mod typescript;
@@ -71,3 +81,4 @@ pub use connection::{ConnectionStatus, Failure};
 pub use effect::Effect;
 pub use inbox::Inbox;
 pub use input::{Input, Verdict};
+pub use session::{Moment, Pacing, Session, Work};

@@ -21,8 +21,8 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use inbox_protocol::{
-    AnsweredEvent, ErrorCode, Interaction, InteractionPage, Notification, RemovedEvent,
-    RemovedReason, Status, StreamEvent,
+    AnswerFormat, AnsweredEvent, ErrorCode, Interaction, InteractionPage, Notification,
+    RemovedEvent, RemovedReason, Status, StreamEvent,
 };
 use inbox_sync::{Card, Changes, Counts, Failure, Inbox, Input, Snapshot, Verdict};
 use serde::Serialize;
@@ -37,26 +37,12 @@ fn at(minute: i64) -> DateTime<Utc> {
 
 /// A pending confirm question created at `minute`, as the server sends it.
 fn question(id: &str, minute: i64, prompt: &str) -> Interaction {
-    serde_json::from_value(json!({
-        "id": id,
-        "kind": "question",
-        "prompt": prompt,
-        "answer_format": "confirm",
-        "options": [],
-        "schema": null,
-        "data": null,
-        "pages": null,
-        "link": null,
-        "media": [],
-        "mode": "sync",
-        "expires_at": null,
-        "status": "pending",
-        "asker": "deploy-bot",
-        "created_at": at(minute),
-        "answer": null,
-        "metadata": {},
-    }))
-    .expect("a well-formed interaction")
+    Interaction::builder(id)
+        .prompt(prompt)
+        .format(AnswerFormat::Confirm)
+        .asker("deploy-bot")
+        .created_at(at(minute))
+        .build()
 }
 
 fn expiring(mut interaction: Interaction, minute: i64) -> Interaction {

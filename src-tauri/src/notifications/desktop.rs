@@ -14,8 +14,8 @@ use zbus::blocking::{Connection, MessageIterator};
 use zbus::zvariant;
 
 use super::Presence;
-use super::markup;
-use super::planner::{Notice, NoticeAction, NoticeKey, QuestionRef, ShownIds};
+use inbox_desktop_core::notices::markup;
+use inbox_desktop_core::notices::{Notice, NoticeAction, NoticeKey, QuestionRef, ShownIds};
 
 const BUS_NAME: &str = "org.freedesktop.Notifications";
 const OBJECT_PATH: &str = "/org/freedesktop/Notifications";

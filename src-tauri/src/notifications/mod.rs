@@ -1,13 +1,11 @@
 //! Native desktop notifications for new questions, withdrawn when the question is settled.
 //!
-//! The engine says when a question arrived live and when it no longer waits; the [`planner`]
-//! decides what to show (pure); the [`Notifier`] carries that out on the session bus from a
+//! The engine says when a question arrived live and when it no longer waits; the planner
+//! (`inbox_desktop_core::notices`, pure) decides what to show; the [`Notifier`] carries that out on the session bus from a
 //! thread of its own, because notify-rust's D-Bus calls block and a click is awaited on a
 //! blocking call too.
 
 mod desktop;
-mod markup;
-pub mod planner;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -22,7 +20,9 @@ use desktop::Response;
 
 use crate::settings::{NotificationPrefs, QuietHours};
 
-pub use planner::{Attention, NoticeAction, NoticeKey, NoticePlanner, QuestionRef};
+pub use inbox_desktop_core::notices::{
+    Attention, NoticeAction, NoticeKey, NoticePlanner, QuestionRef,
+};
 
 /// Arrivals are gathered this long after the last one, so a burst is seen as one.
 const GATHER_QUIET: Duration = Duration::from_millis(300);

@@ -1,11 +1,18 @@
-import type { ErrorCode, ErrorDetail } from "./types";
+import type { CommandCode, ErrorDetail } from "./types";
+
+/**
+ * What a failure's code can be: every code the app's commands return (`CommandCode`, generated
+ * from Rust's one list), or `"backend"` when what failed was not a refusal at all (the call
+ * itself broke). Switching on any other string fails the type check.
+ */
+export type BackendErrorCode = CommandCode | "backend";
 
 /** A refusal from the backend carrying the contract's error detail (code, message, field). */
 export class BackendError extends Error {
-  readonly code: ErrorCode | "backend";
+  readonly code: BackendErrorCode;
   readonly field: string | undefined;
 
-  constructor(code: ErrorCode | "backend", message: string, field?: string) {
+  constructor(code: BackendErrorCode, message: string, field?: string) {
     super(message);
     this.name = "BackendError";
     this.code = code;
@@ -17,9 +24,10 @@ export class BackendError extends Error {
     if (raw instanceof BackendError) return raw;
     const obj = typeof raw === "string" ? tryParse(raw) : raw;
     if (obj && typeof obj === "object") {
-      const detail = ("error" in obj && typeof obj.error === "object" ? obj.error : obj) as Partial<ErrorDetail>;
+      const detail = ("error" in obj && typeof obj.error === "object" ? obj.error : obj) as Partial<Omit<ErrorDetail, "code">> & { code?: unknown };
       if (detail && typeof detail.code === "string" && typeof detail.message === "string") {
-        return new BackendError(detail.code, detail.message, typeof detail.field === "string" ? detail.field : undefined);
+        // The app's commands and the server send only codes of the generated lists.
+        return new BackendError(detail.code as CommandCode, detail.message, typeof detail.field === "string" ? detail.field : undefined);
       }
     }
     if (raw instanceof Error) return new BackendError("backend", raw.message);

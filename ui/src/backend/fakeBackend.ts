@@ -140,7 +140,7 @@ export class FakeBackend implements Backend {
     this.record("load_media", args);
     // As the app does: a remote url loads only for a question or sender the reviewer allowed.
     if (/^https:/i.test(args.url) && !this.remoteAllowed(args.account, args.url)) {
-      throw BackendError.from({ code: "remote_images_blocked", message: "remote media loads only after you allow it for this question or sender" });
+      throw new BackendError("remote_images_blocked", "remote media loads only after you allow it for this question or sender");
     }
     return this.options.media?.[args.url] ?? samplePicture("#2f6fde", "media");
   }
@@ -161,7 +161,7 @@ export class FakeBackend implements Backend {
     this.record("save_preferences", { preferences });
     for (const field of ["from", "to"] as const) {
       if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(preferences.quiet_hours[field])) {
-        throw BackendError.from({ code: "invalid_time", message: `\`${preferences.quiet_hours[field]}\` is not a time like 22:00`, field: `quiet_hours.${field}` });
+        throw new BackendError("invalid_time", `\`${preferences.quiet_hours[field]}\` is not a time like 22:00`, `quiet_hours.${field}`);
       }
     }
     this.preferences = structuredClone(preferences);
@@ -187,7 +187,7 @@ export class FakeBackend implements Backend {
 
   async testAccount(account: string): Promise<string> {
     this.record("test_account", { account });
-    if (this.connections[account]?.state !== "online") throw BackendError.from({ code: "unavailable", message: "the server did not answer" });
+    if (this.connections[account]?.state !== "online") throw new BackendError("unavailable", "the server did not answer");
     return `Connected: ${this.counts(account).pending} pending`;
   }
 

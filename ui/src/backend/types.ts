@@ -7,6 +7,9 @@ export type { AnswerFormat } from "../generated/AnswerFormat";
 export type { ChoiceOption } from "../generated/ChoiceOption";
 export type { ErrorBody } from "../generated/ErrorBody";
 export type { ErrorCode } from "../generated/ErrorCode";
+/** Every code a command can refuse with: the contract's and the app's own (inbox-client's `CommandCode`). */
+export type { CommandCode } from "../generated/desktop/CommandCode";
+export type { AppCode } from "../generated/desktop/AppCode";
 export type { ErrorDetail } from "../generated/ErrorDetail";
 export type { FormPage } from "../generated/FormPage";
 export type { Interaction } from "../generated/Interaction";

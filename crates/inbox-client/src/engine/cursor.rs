@@ -60,9 +60,10 @@ impl CursorFile {
         self.written.as_deref() != position
     }
 
-    pub(crate) fn save(&mut self, position: Option<&str>) {
+    /// Write `position` unless it is there already; whether the file now holds it.
+    pub(crate) fn save(&mut self, position: Option<&str>) -> bool {
         if !self.is_stale(position) {
-            return;
+            return true;
         }
         let stored = Stored {
             last_event_id: position.map(str::to_owned),
@@ -71,10 +72,14 @@ impl CursorFile {
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomically(&self.path, &bytes));
         match result {
-            Ok(()) => self.written = stored.last_event_id,
+            Ok(()) => {
+                self.written = stored.last_event_id;
+                true
+            }
             // Losing the position costs a refetch at the next start, not data: log and go on.
             Err(e) => {
-                tracing::warn!(file = %self.path.display(), error = %e, "cannot save the stream position")
+                tracing::warn!(file = %self.path.display(), error = %e, "cannot save the stream position");
+                false
             }
         }
     }

@@ -1,11 +1,14 @@
 //! The sync engine: one always-true inbox per account, kept from pages and the live stream
 //! through drops, restarts and offline answers.
 //!
-//! Each account runs as one task that owns its [`inbox_sync::Inbox`] (the pure state machine),
-//! its [`ApiClient`], its SSE connection and its [`Outbox`](crate::outbox::Outbox). The task
-//! feeds everything it sees into the machine as inputs and performs the effects it gets back
-//! (fetch a page, open the stream, fetch one interaction). Nothing else touches the inbox, so
-//! there are no locks around it and every change is in one order.
+//! Each account runs as one task (`account_task.rs`, started by `account.rs` in an `account`
+//! tracing span) that owns its [`inbox_sync::Session`] (the pure state machine: the inbox and
+//! every timer), its [`ApiClient`], its SSE connection (`stream_task.rs`) and its
+//! [`Outbox`](crate::outbox::Outbox) (`outbox_driver.rs`). The task feeds everything it sees
+//! into the machine, performs the work it gets back (fetch a page, open the stream, publish a
+//! batch, write the position) and sleeps until the machine's next timeout; it keeps no timer
+//! of its own. Nothing else touches the inbox, so there are no locks around it and every
+//! change is in one order.
 //!
 //! What the app sees:
 //! - [`Engine::subscribe`]: coalesced [`Changes`] batches (the UI merges them by card id);
@@ -18,8 +21,13 @@
 //! (`outbox/`), so a restart resumes the stream and still delivers what was answered offline.
 
 mod account;
+mod account_task;
+mod command;
 mod cursor;
 mod delivery;
+mod outbox_driver;
+mod report;
+mod stream_task;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -27,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use inbox_protocol::{Status, ValidationError};
-use inbox_sync::{Card, Changes, ConnectionStatus, Delivery, Input, Snapshot};
+use inbox_sync::{Card, Changes, ConnectionStatus, Counts, Delivery, Input, Snapshot};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, oneshot, watch};
@@ -43,7 +51,8 @@ use crate::secret::Token;
 use crate::stream::DEFAULT_KEEPALIVE_TIMEOUT;
 use crate::transport::ClientOptions;
 
-use account::{AccountHandle, Command};
+use account::AccountHandle;
+use command::Command;
 
 /// How the engine behaves; the defaults are what the app uses.
 #[derive(Debug, Clone)]
@@ -127,25 +136,7 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// A stable snake_case code the UI switches on (never the message text). Refusals that
-    /// came from the contract carry the contract's own code (`invalid_answer`, ...).
-    pub fn code(&self) -> &'static str {
-        match self {
-            EngineError::UnknownAccount(_) => "unknown_account",
-            EngineError::AccountExists(_) => "account_exists",
-            EngineError::NoToken(_) => "no_token",
-            EngineError::UnknownCard(_) => "unknown_card",
-            EngineError::NotOpen { .. } => "not_open",
-            EngineError::InFlight(_) => "in_flight",
-            EngineError::Invalid(e) => e.code.as_str(),
-            EngineError::Account(_) => "invalid_account",
-            EngineError::Keyring(_) => "keyring_unavailable",
-            EngineError::Outbox(_) => "outbox_unavailable",
-            EngineError::Client(e) => e.code().map_or("unreachable", |c| c.as_str()),
-            EngineError::NotAnAppInput => "not_an_app_input",
-            EngineError::Stopped => "stopped",
-        }
-    }
+    // `code()` is in `crate::error_code`, beside the list it maps onto.
 
     /// The field at fault, when the answer was refused locally.
     pub fn field(&self) -> Option<&str> {
@@ -162,11 +153,17 @@ impl EngineError {
 pub(crate) struct Publisher {
     changes: broadcast::Sender<Changes>,
     statuses: watch::Sender<BTreeMap<String, ConnectionStatus>>,
+    /// Every account's latest counts, as its last batch carried them.
+    counts: watch::Sender<BTreeMap<String, Counts>>,
     notifications: broadcast::Sender<Notification>,
 }
 
 impl Publisher {
     pub(crate) fn changes(&self, batch: Changes) {
+        // Counts are absolute per account, so the latest batch's are the account's counts.
+        self.counts.send_if_modified(|all| {
+            all.insert(batch.account.clone(), batch.counts) != Some(batch.counts)
+        });
         // No subscriber is fine: the UI takes a snapshot when it attaches.
         let _ = self.changes.send(batch);
     }
@@ -177,10 +174,13 @@ impl Publisher {
         });
     }
 
-    fn forget_status(&self, account: &str) {
+    /// The account stopped: its status and counts are no longer reported.
+    fn forget(&self, account: &str) {
         self.statuses.send_modify(|all| {
             all.remove(account);
         });
+        self.counts
+            .send_if_modified(|all| all.remove(account).is_some());
     }
 
     pub(crate) fn notification(&self, notification: Notification) {
@@ -206,6 +206,7 @@ impl Engine {
     pub fn new(config: EngineConfig, keyring: Keyring) -> Engine {
         let (changes, _) = broadcast::channel(1024);
         let (statuses, _) = watch::channel(BTreeMap::new());
+        let (counts, _) = watch::channel(BTreeMap::new());
         let (notifications, _) = broadcast::channel(256);
         Engine {
             shared: Arc::new(Shared {
@@ -215,6 +216,7 @@ impl Engine {
                 publisher: Publisher {
                     changes,
                     statuses,
+                    counts,
                     notifications,
                 },
             }),
@@ -264,6 +266,25 @@ impl Engine {
                     .ok_or_else(|| EngineError::NoToken(account.id.clone()))?
             }
         };
+        self.run(account, token)
+    }
+
+    /// Start syncing `account` with a token for this run only: it is never written to the
+    /// keyring (the local server's token lives in its own tokens file; a `--url` server's came
+    /// with the command line).
+    pub async fn add_session_account(
+        &self,
+        account: Account,
+        token: Token,
+    ) -> Result<(), EngineError> {
+        account.check()?;
+        if self.lock().contains_key(&account.id) {
+            return Err(EngineError::AccountExists(account.id));
+        }
+        self.run(account, token)
+    }
+
+    fn run(&self, account: Account, token: Token) -> Result<(), EngineError> {
         let handle = account::spawn(
             account,
             token,
@@ -288,7 +309,7 @@ impl Engine {
             .remove(id)
             .ok_or_else(|| EngineError::UnknownAccount(id.to_owned()))?;
         handle.shutdown().await;
-        self.shared.publisher.forget_status(id);
+        self.shared.publisher.forget(id);
         let id = id.to_owned();
         self.keyring_call(move |k| k.forget(&id)).await?;
         Ok(())
@@ -341,6 +362,12 @@ impl Engine {
     /// The connection status of every account, by account id.
     pub fn statuses(&self) -> watch::Receiver<BTreeMap<String, ConnectionStatus>> {
         self.shared.publisher.statuses.subscribe()
+    }
+
+    /// Every running account's counts, by account id (the same numbers as the latest batch and
+    /// snapshot of each: the tray shows these rather than keeping counts of its own).
+    pub fn counts(&self) -> watch::Receiver<BTreeMap<String, Counts>> {
+        self.shared.publisher.counts.subscribe()
     }
 
     /// Native notifications to show and withdraw.
@@ -490,7 +517,7 @@ impl Engine {
         for handle in handles {
             let id = handle.account.id.clone();
             handle.shutdown().await;
-            self.shared.publisher.forget_status(&id);
+            self.shared.publisher.forget(&id);
         }
     }
 

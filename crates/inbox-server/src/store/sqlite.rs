@@ -967,34 +967,19 @@ impl Store for SqliteStore {
 
 #[cfg(test)]
 mod tests {
-    use inbox_protocol::{AnswerFormat, InteractionKind, Mode, RemovedEvent, StatusFilter};
+    use inbox_protocol::{AnswerFormat, RemovedEvent, StatusFilter};
     use serde_json::json;
 
     use super::*;
 
     fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
         NewAsk {
-            interaction: Interaction {
-                id: id.to_owned(),
-                kind: InteractionKind::Question,
-                prompt: "Deploy?".into(),
-                answer_format: AnswerFormat::Confirm,
-                options: vec![],
-                schema: None,
-                data: None,
-                pages: None,
-                link: None,
-                media: vec![],
-                mode: Mode::Sync,
-                expires_at,
-                status: Status::Pending,
-                asker: "bot".into(),
-                created_at: Utc::now(),
-                answer: None,
-                metadata: Default::default(),
-                park_id: None,
-                park: None,
-            },
+            interaction: Interaction::builder(id)
+                .prompt("Deploy?")
+                .format(AnswerFormat::Confirm)
+                .expires_at(expires_at)
+                .asker("bot")
+                .build(),
             pending_limit: usize::MAX,
             media: vec![],
             ticket: None,

@@ -60,6 +60,28 @@ pub async fn start() -> (TestServer, tempfile::TempDir) {
     (server, dir)
 }
 
+/// Any door as `token`: `body` as JSON and `key` as the `Idempotency-Key` when given; the
+/// status and the body (`null` when it is not JSON).
+pub async fn call(
+    server: &TestServer,
+    method: Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+    key: Option<&str>,
+) -> (StatusCode, Value) {
+    let mut req = server.request(method, path, Some(token));
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    if let Some(key) = key {
+        req = req.header("Idempotency-Key", key);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
 impl TestServer {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use inbox_protocol::{
-    Answer, AnswerFormat, AnsweredEvent, Interaction, InteractionKind, InteractionPage, Mode,
-    RemovedEvent, RemovedReason, ResetEvent, ResetReason, Status, StreamEvent,
+    Answer, AnswerFormat, AnsweredEvent, Interaction, InteractionPage, RemovedEvent, RemovedReason,
+    ResetEvent, ResetReason, Status, StreamEvent,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::{Card, Changes, Effect, Inbox, Input};
 
@@ -18,27 +18,12 @@ pub(crate) fn at(minute: i64) -> DateTime<Utc> {
 
 /// A pending question created `minute` minutes after 10:00.
 pub(crate) fn ia(id: &str, minute: i64) -> Interaction {
-    Interaction {
-        id: id.to_owned(),
-        kind: InteractionKind::Question,
-        prompt: format!("Question {id}?"),
-        answer_format: AnswerFormat::Confirm,
-        options: Vec::new(),
-        schema: None,
-        data: None,
-        pages: None,
-        link: None,
-        media: Vec::new(),
-        mode: Mode::Sync,
-        expires_at: None,
-        status: Status::Pending,
-        asker: "deploy-bot".to_owned(),
-        created_at: at(minute),
-        answer: None,
-        metadata: Map::new(),
-        park_id: None,
-        park: None,
-    }
+    Interaction::builder(id)
+        .prompt(format!("Question {id}?"))
+        .format(AnswerFormat::Confirm)
+        .asker("deploy-bot")
+        .created_at(at(minute))
+        .build()
 }
 
 /// The same question with a deadline.

@@ -26,10 +26,7 @@ async fn ten_thousand_pending_questions_sync_and_equal_the_servers_truth() {
     let server = TestServer::start_in(dir, 20_000).await;
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     // Questions asked while the first pages are still loading arrive live.
     let bot = server.api(BOT);
     for i in 0..20 {
@@ -96,10 +93,7 @@ async fn the_list_stays_true_through_cuts_restarts_refusals_and_silence() {
     let proxy = Proxy::start(server.addr).await;
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
-    engine
-        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &proxy.url(), ALICE).await;
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
 
@@ -163,10 +157,7 @@ async fn a_gap_beyond_the_servers_retention_is_recovered_by_refetching() {
     let proxy = Proxy::start(server.addr).await;
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
-    engine
-        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &proxy.url(), ALICE).await;
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
     wait_status(&engine, "work", Duration::from_secs(5), |s| {
@@ -216,10 +207,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     let state = tempfile::tempdir().unwrap();
     let keyring = inbox_client::Keyring::in_memory().unwrap();
     let engine = engine_with_keyring(state.path(), keyring.clone());
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
 
@@ -236,7 +224,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     let refused = refused.unwrap_err();
     assert!(matches!(refused, EngineError::Invalid(_)), "{refused:?}");
     assert_eq!(
-        (refused.code(), refused.field()),
+        (refused.code().as_str(), refused.field()),
         ("invalid_answer", Some("answer"))
     );
     assert!(
@@ -330,14 +318,8 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     // Two accounts in one engine: two principals, each with its own token in the keyring.
-    engine
-        .add_account(account("alice", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
-    engine
-        .add_account(account("bob", &bobs_link.url()), Some(Token::new(BOB)))
-        .await
-        .unwrap();
+    add_account(&engine, "alice", &server.url(), ALICE).await;
+    add_account(&engine, "bob", &bobs_link.url(), BOB).await;
     converge(&engine, "alice", &server.api(ALICE), CONVERGE).await;
     converge(&engine, "bob", &server.api(BOB), CONVERGE).await;
 
@@ -441,10 +423,7 @@ async fn every_demo_format_syncs_notifies_and_serves_its_media_through_the_accou
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     let mut notifications = engine.notifications();
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     wait_status(&engine, "work", Duration::from_secs(5), |s| {
         *s == ConnectionStatus::Online
     })
@@ -621,10 +600,7 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
     let before = bot.notify(&demo[0], None).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     wait_board(&engine, "the listed one", |b| {
         b.iter().any(|n| n.id == before.id)
     })
@@ -664,7 +640,7 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
         .submit_notification("work", &form.id, json!({"rating": 0}))
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), "invalid_answer");
+    assert_eq!(refused.code().as_str(), "invalid_answer");
     assert_eq!(refused.field(), Some("rating"));
     let submission = engine
         .submit_notification("work", &form.id, json!({"rating": 5, "comment": "smooth"}))
@@ -716,10 +692,7 @@ async fn an_answer_queued_behind_a_failing_send_returns_while_the_link_is_down()
     // Long enough that only the refusal below takes the link down, not the stall's silence.
     config.keepalive_timeout = Duration::from_secs(30);
     let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
-    engine
-        .add_account(account("work", &proxy.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &proxy.url(), ALICE).await;
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
 
@@ -819,10 +792,7 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
     let mut config = inbox_client::EngineConfig::new(state.path());
     config.clock = clock.clone();
     let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
 
@@ -841,7 +811,7 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
         .answer("work", &question.id, json!(true), None)
         .await
         .unwrap_err();
-    assert_eq!(refused.code(), "not_open");
+    assert_eq!(refused.code().as_str(), "not_open");
 
     // Set right: within the engine's clock check (5 s) the card is open again.
     clock.jump(chrono::Duration::hours(-3));

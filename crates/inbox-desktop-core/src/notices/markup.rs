@@ -11,7 +11,7 @@
 //! It is sent as plain text; see `docs/security.md`.
 
 /// `text` with every character that markup gives meaning to replaced by its entity.
-pub(super) fn escape_body(text: &str) -> String {
+pub fn escape_body(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use inbox_client::backoff::BackoffPolicy;
 use inbox_client::{Account, ApiClient, Engine, EngineConfig, Keyring, Token};
-use inbox_protocol::{
-    AnswerFormat, AskRequest, Interaction, InteractionKind, Mode, Status, StatusFilter,
-};
+use inbox_protocol::{AnswerFormat, AskRequest, Interaction, Status, StatusFilter};
 use inbox_server::store::{NewAsk, SqliteStore, Store};
 use inbox_server::{DATABASE_FILE, Role, RunningServer, ServerConfig, TokenSpec};
 use inbox_sync::ConnectionStatus;
@@ -39,15 +37,7 @@ impl TestServer {
     }
 
     pub async fn start_with_retention(retention: usize) -> TestServer {
-        let dir = tempfile::tempdir().unwrap();
-        let mut server = TestServer {
-            dir,
-            addr: "127.0.0.1:0".parse().unwrap(),
-            retention,
-            running: None,
-        };
-        server.boot().await;
-        server
+        TestServer::start_in(tempfile::tempdir().unwrap(), retention).await
     }
 
     /// A server over a data dir already filled by [`seed_pending`].
@@ -126,28 +116,13 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
     let store = SqliteStore::open(&dir.path().join(DATABASE_FILE), retention).unwrap();
     let base = Utc::now() - chrono::Duration::hours(1);
     for i in 0..count {
-        let interaction = Interaction {
-            id: format!("ia_seed{i:07}"),
-            kind: InteractionKind::Question,
-            prompt: format!("Seeded question {i}?"),
-            answer_format: AnswerFormat::Confirm,
-            options: vec![],
-            schema: None,
-            data: None,
-            pages: None,
-            link: None,
-            media: vec![],
-            mode: Mode::Sync,
-            expires_at: None,
-            status: Status::Pending,
+        let interaction = Interaction::builder(format!("ia_seed{i:07}"))
+            .prompt(format!("Seeded question {i}?"))
+            .format(AnswerFormat::Confirm)
             // Not "bot": the live asks of a test must stay under the per-asker pending cap.
-            asker: "seed-bot".into(),
-            created_at: base + chrono::Duration::milliseconds(i as i64),
-            answer: None,
-            metadata: Default::default(),
-            park_id: None,
-            park: None,
-        };
+            .asker("seed-bot")
+            .created_at(base + chrono::Duration::milliseconds(i as i64))
+            .build();
         store
             .insert_ask(NewAsk {
                 interaction,
@@ -187,6 +162,14 @@ pub fn engine_with_keyring(state_dir: &std::path::Path, keyring: Keyring) -> Eng
 
 pub fn account(id: &str, url: &str) -> Account {
     Account::new(id, id, url).unwrap()
+}
+
+/// Add the account `id` at `url` to `engine`, signed in with `token`.
+pub async fn add_account(engine: &Engine, id: &str, url: &str, token: &str) {
+    engine
+        .add_account(account(id, url), Some(Token::new(token)))
+        .await
+        .unwrap();
 }
 
 /// Every pending interaction, read page by page from the server.

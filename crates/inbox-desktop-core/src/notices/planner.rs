@@ -79,7 +79,7 @@ pub struct Attention {
 }
 
 impl Attention {
-    pub(crate) fn interruptible(self) -> bool {
+    pub fn interruptible(self) -> bool {
         !self.window_attentive && !self.do_not_disturb
     }
 }

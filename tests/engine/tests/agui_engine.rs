@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunAgentInput, RunOutcome};
-use common::{ALICE, BOT, TestServer, account, engine};
-use inbox_client::Token;
+use common::{ALICE, BOT, TestServer, add_account, engine};
 use inbox_protocol::{AguiRunRequest, AguiRunStatus, AguiTranscriptItem};
 use inbox_sync::Delivery;
 use serde_json::json;
@@ -51,10 +50,7 @@ async fn planner_answered_through_the_engine_in_either_order_resumes_once_with_b
     let server = TestServer::start().await;
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
-    engine
-        .add_account(account("work", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "work", &server.url(), ALICE).await;
     let bot = server.api(BOT);
     for reversed in [false, true] {
         let seen = Arc::new(Mutex::new(Vec::new()));

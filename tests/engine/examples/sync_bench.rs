@@ -4,8 +4,8 @@
 //! while the client was offline, replayed on reconnect with `Last-Event-ID`).
 //!
 //! ```text
-//! cargo run --release -p inbox-client --example sync_bench            # 10000 and 100000
-//! cargo run --release -p inbox-client --example sync_bench -- 5000    # other sizes
+//! cargo run --release -p inbox-engine-tests --example sync_bench            # 10000 and 100000
+//! cargo run --release -p inbox-engine-tests --example sync_bench -- 5000    # other sizes
 //! ```
 //!
 //! Measured on the 2-core development machine (release build, SQLite server in-process):

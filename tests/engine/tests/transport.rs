@@ -56,10 +56,7 @@ async fn a_token_for_a_loopback_server_never_reaches_the_proxy() {
     let mut config = inbox_client::EngineConfig::new(state.path());
     config.client = through(&proxy);
     let engine = inbox_client::Engine::new(config, inbox_client::Keyring::in_memory().unwrap());
-    engine
-        .add_account(account("local", &server.url()), Some(Token::new(ALICE)))
-        .await
-        .unwrap();
+    add_account(&engine, "local", &server.url(), ALICE).await;
     wait_status(&engine, "local", Duration::from_secs(10), |s| {
         *s == ConnectionStatus::Online
     })

@@ -15,10 +15,12 @@ use std::collections::HashSet;
 
 use base64::Engine as _;
 use inbox_client::remote_media::{RemoteKind, RemoteMediaError};
+use inbox_client::{AppCode, CommandCode};
+use inbox_protocol::ErrorCode;
 use inbox_protocol::{MediaKind, paths};
 use inbox_sync::Card;
 
-use crate::command_error::CommandError;
+use crate::CommandError;
 
 /// Larger bodies are refused rather than inlined into the page.
 pub const MAX_MEDIA_BYTES: usize = 16 * 1024 * 1024;
@@ -36,7 +38,9 @@ pub enum MediaSource {
 pub fn classify(raw: &str) -> Result<MediaSource, CommandError> {
     if let Some(rest) = raw.strip_prefix(paths::MEDIA_PREFIX) {
         if rest.is_empty() || rest.contains(['/', '?', '#', '\\']) || rest.contains("..") {
-            return Err(CommandError::new("invalid_url", "not a media reference").with_field("url"));
+            return Err(
+                CommandError::new(AppCode::InvalidUrl, "not a media reference").with_field("url"),
+            );
         }
         return Ok(MediaSource::SameOrigin(raw.to_owned()));
     }
@@ -45,7 +49,7 @@ pub fn classify(raw: &str) -> Result<MediaSource, CommandError> {
             Ok(MediaSource::Remote(url))
         }
         _ => Err(CommandError::new(
-            "invalid_url",
+            AppCode::InvalidUrl,
             "only the server's own media and https URLs are loaded",
         )
         .with_field("url")),
@@ -85,16 +89,16 @@ impl RemoteMediaPolicy {
 
 /// What the window is told when a remote fetch fails; the codes are what it switches on.
 pub fn remote_error(e: RemoteMediaError) -> CommandError {
-    let code = match &e {
-        RemoteMediaError::TooLarge { .. } => "media_too_large",
+    let code: CommandCode = match &e {
+        RemoteMediaError::TooLarge { .. } => ErrorCode::MediaTooLarge.into(),
         RemoteMediaError::NotHttps
         | RemoteMediaError::NoHost
         | RemoteMediaError::NotPublic { .. }
         | RemoteMediaError::Redirected { .. }
-        | RemoteMediaError::WrongType { .. } => "remote_media_refused",
+        | RemoteMediaError::WrongType { .. } => AppCode::RemoteMediaRefused.into(),
         RemoteMediaError::Resolve { .. }
         | RemoteMediaError::Status { .. }
-        | RemoteMediaError::Transport(_) => "unavailable",
+        | RemoteMediaError::Transport(_) => ErrorCode::Unavailable.into(),
     };
     tracing::info!(error = %e, "remote media not loaded");
     CommandError::new(code, e.to_string())
@@ -140,7 +144,7 @@ mod tests {
             "javascript:alert(1)",
         ] {
             let e = classify(bad).unwrap_err();
-            assert_eq!(e.code, "invalid_url", "{bad}");
+            assert_eq!(e.code, AppCode::InvalidUrl, "{bad}");
         }
     }
 
