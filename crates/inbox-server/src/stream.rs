@@ -15,10 +15,10 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::sse::{Event, KeepAlive, Sse};
-use futures::Stream;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
 use tokio::sync::broadcast::error::RecvError;
@@ -39,13 +39,15 @@ const FRAME_BUFFER: usize = 64;
 const BACKLOG_BATCH: usize = 100;
 /// How long a client may leave a full buffer untaken before its stream is closed.
 const SUBSCRIBER_STALL: Duration = Duration::from_secs(30);
+/// The comment sent when nothing else was sent for the keepalive interval.
+const KEEPALIVE: &[u8] = b":keepalive\n\n";
 
 pub async fn stream(
     State(state): State<AppState>,
     principal: Principal,
     headers: HeaderMap,
     QueryParams(query): QueryParams,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>> + use<>>, ApiError> {
+) -> Result<Response, ApiError> {
     let requested = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -93,12 +95,13 @@ fn spawn_feed(
     store: Arc<dyn Store>,
     audience: Option<String>,
     mut live: LiveBus,
-    frames: mpsc::Sender<Event>,
-    rx: mpsc::Receiver<Event>,
+    frames: mpsc::Sender<Bytes>,
+    rx: mpsc::Receiver<Bytes>,
     last_sent: String,
     resume: Option<String>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<>> {
+) -> Response {
     let stopping = state.stopping();
+    let keepalive = state.keepalive();
     tokio::spawn(async move {
         let mut feed = Feed {
             store,
@@ -110,12 +113,25 @@ fn spawn_feed(
             return;
         }
         tokio::pin!(stopping);
+        let quiet = tokio::time::sleep(keepalive);
+        tokio::pin!(quiet);
         loop {
             let keep_going = tokio::select! {
                 () = feed.frames.closed() => false,
                 () = &mut stopping => false,
+                // Nothing sent for a while: a comment, so proxies and the client's silence
+                // timer see the stream alive. A full buffer already says the client is behind.
+                () = &mut quiet => {
+                    let _ = feed.frames.try_send(Bytes::from_static(KEEPALIVE));
+                    quiet.as_mut().reset(tokio::time::Instant::now() + keepalive);
+                    true
+                }
                 received = live.recv() => match received {
-                    Ok(event) => feed.send(&event.stored, &event.data).await,
+                    Ok(event) => {
+                        let sent = feed.send(&event.stored, || event.frame.clone()).await;
+                        quiet.as_mut().reset(tokio::time::Instant::now() + keepalive);
+                        sent
+                    }
                     // The live bus overflowed for this connection: it cannot keep up. Tell
                     // it to refetch and let it go, rather than buffer for it without bound.
                     Err(RecvError::Lagged(_)) => {
@@ -130,23 +146,21 @@ fn spawn_feed(
             }
         }
     });
-    let keepalive = KeepAlive::new()
-        .interval(state.keepalive())
-        .text("keepalive");
-    Sse::new(ReceiverStream::new(rx).map(Ok)).keep_alive(keepalive)
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        Body::from_stream(ReceiverStream::new(rx).map(Ok::<_, Infallible>)),
+    )
+        .into_response()
 }
 
-/// The SSE frame of `stored`, whose `data:` text is `data` (rendered once per event, not once
-/// per subscriber: see `LiveEvent`).
-fn frame_with(stored: &StoredEvent, data: &str) -> Event {
-    Event::default()
-        .id(stored.cursor.as_str())
-        .event(stored.event.name())
-        .data(data)
-}
-
-fn frame(stored: &StoredEvent) -> Event {
-    frame_with(stored, &stored.event.data_json())
+fn frame(stored: &StoredEvent) -> Bytes {
+    stored.sse_frame()
 }
 
 /// The resume cannot be honoured: a `reset` frame at the tail cursor, logged.
@@ -168,15 +182,16 @@ struct Feed {
     store: Arc<dyn Store>,
     /// `Some(asker)`: only that asker's `submitted` events (and resets) pass.
     audience: Option<String>,
-    frames: mpsc::Sender<Event>,
+    frames: mpsc::Sender<Bytes>,
     /// The cursor of the last frame sent; nothing at or before it is sent again.
     last_sent: String,
 }
 
 impl Feed {
-    /// Send `stored` (its `data:` text `data`) if it comes after `last_sent` (or is a reset).
-    /// `false` once the client is gone or has not taken a frame for [`SUBSCRIBER_STALL`].
-    async fn send(&mut self, stored: &StoredEvent, data: &str) -> bool {
+    /// Send `stored` (its frame made by `frame` only if it passes) if it comes after
+    /// `last_sent` (or is a reset). `false` once the client is gone or has not taken a frame
+    /// for [`SUBSCRIBER_STALL`].
+    async fn send(&mut self, stored: &StoredEvent, frame: impl FnOnce() -> Bytes) -> bool {
         // A reset (the store lost events, e.g. Redis restarted empty) always passes: its
         // cursor starts the stream over, so it may well be "before" the last one sent.
         let is_reset = matches!(stored.event, StreamEvent::Reset(_));
@@ -189,13 +204,10 @@ impl Feed {
         {
             return true;
         }
-        match self
-            .frames
-            .send_timeout(frame_with(stored, data), SUBSCRIBER_STALL)
-            .await
-        {
+        match self.frames.send_timeout(frame(), SUBSCRIBER_STALL).await {
             Ok(()) => {
-                self.last_sent = stored.cursor.clone();
+                // In place: the cursor keeps its allocation from frame to frame.
+                self.last_sent.clone_from(&stored.cursor);
                 true
             }
             Err(SendTimeoutError::Timeout(_)) => {
@@ -229,7 +241,7 @@ impl Feed {
             };
             let full = batch.len() == BACKLOG_BATCH;
             for stored in &batch {
-                if !self.send(stored, &stored.event.data_json()).await {
+                if !self.send(stored, || frame(stored)).await {
                     return false;
                 }
             }

@@ -38,21 +38,48 @@ pub struct StoredEvent {
     pub event: StreamEvent,
 }
 
+impl StoredEvent {
+    /// Its SSE frame: `id`, `event`, `data` (the event's JSON), then the blank line. The
+    /// cursor, the event name and compact JSON never hold a line break, so each field is one
+    /// line. Live events render it once for every stream (`LiveEvent`).
+    pub fn sse_frame(&self) -> axum::body::Bytes {
+        let (name, data) = (self.event.name(), self.event.data_json());
+        let mut text = String::with_capacity(self.cursor.len() + name.len() + data.len() + 24);
+        for (field, value) in [
+            ("id", self.cursor.as_str()),
+            ("event", name),
+            ("data", &data),
+        ] {
+            debug_assert!(
+                !value.contains(['\n', '\r']),
+                "an SSE {field} holds a line break"
+            );
+            text.push_str(field);
+            text.push_str(": ");
+            text.push_str(value);
+            text.push('\n');
+        }
+        text.push('\n');
+        axum::body::Bytes::from(text)
+    }
+}
+
 /// An event as the live bus hands it to every subscriber of this worker: one allocation shared
-/// by all of them (the bus clones the `Arc`, not the interaction inside), with the SSE `data:`
-/// text rendered once at publish. With a thousand streams open, serialising per stream was the
-/// largest cost of a delivery (docs/benchmarks.md).
+/// by all of them (the bus clones the `Arc`, not the interaction inside), with its whole SSE
+/// frame rendered once at publish. With a thousand streams open, serialising per stream was the
+/// largest cost of a delivery; at ten thousand, building and buffering a copy of the frame per
+/// stream was the next (docs/benchmarks.md). Every stream now queues the same bytes.
 #[derive(Debug, PartialEq)]
 pub struct LiveEvent {
     pub stored: StoredEvent,
-    /// `stored.event.data_json()`, rendered once.
-    pub data: String,
+    /// `stored.sse_frame()`, rendered once.
+    pub frame: axum::body::Bytes,
 }
 
 impl LiveEvent {
     pub fn new(stored: StoredEvent) -> Arc<LiveEvent> {
-        let data = stored.event.data_json();
-        Arc::new(LiveEvent { stored, data })
+        let frame = stored.sse_frame();
+        Arc::new(LiveEvent { stored, frame })
     }
 }
 
@@ -405,4 +432,31 @@ pub trait Store: Send + Sync + 'static {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inbox_protocol::{RemovedEvent, RemovedReason};
+
+    #[test]
+    fn a_frame_is_one_line_per_field_and_a_blank_line_and_is_rendered_once_for_the_bus() {
+        let stored = StoredEvent {
+            cursor: "42".into(),
+            event: StreamEvent::Removed(RemovedEvent {
+                id: "ia_1".into(),
+                reason: RemovedReason::Expired,
+            }),
+        };
+        let text = String::from_utf8(stored.sse_frame().to_vec()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "id: 42\nevent: removed\ndata: {}\n\n",
+                stored.event.data_json()
+            )
+        );
+        let live = LiveEvent::new(stored.clone());
+        assert_eq!(live.frame, stored.sse_frame());
+    }
 }
