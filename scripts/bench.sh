@@ -15,9 +15,8 @@
 #   --docs                      also regenerate the generated section of docs/benchmarks.md
 #
 # Needs redis-server, nginx with libnginx-mod-nchan, Xvfb, dbus and tauri-driver
-# (scripts/setup.sh installs them); starts its own redis-server on a free loopback port (and an
-# X display and D-Bus session when it has none: scripts/desktop-session.sh), and stops them at
-# the end. INBOX_BENCH_OUT moves the output
+# (scripts/setup.sh installs them); starts its own redis-server on a free loopback port and its
+# own X display and D-Bus session, and stops them at the end. INBOX_BENCH_OUT moves the output
 # folder. Exit 1 when a harness fails or a measure is missing from the results.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -53,10 +52,9 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] || [ ! -e "$NCHAN_M
   exit 1
 fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
-command -v WebKitWebDriver >/dev/null || { echo "WebKitWebDriver is missing: run scripts/setup.sh" >&2; exit 1; }
-# The desktop figures need an X display and a session bus: this runs the script again inside
-# xvfb-run and dbus-run-session when it has neither (the test suite provides both).
-source "$REPO_ROOT/scripts/desktop-session.sh"
+for tool in tauri-driver WebKitWebDriver xvfb-run dbus-run-session; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: run scripts/setup.sh" >&2; exit 1; }
+done
 
 echo "==> building ($profile)"
 if [ "$mode" = tiny ] && [ "${CI:-}" = true ]; then
@@ -109,15 +107,19 @@ echo "==> parks: resumes/s, scale $scale"
 INBOX_REDIS_URL="$REDIS_URL" "$BIN/examples/bench_parks" --scale "$scale" --json "$OUT/parks.json"
 
 echo "==> desktop: idle memory, first paint, ask → visible with ${desktop[0]} pending ($profile)"
+# No WEBKIT_DISABLE_* here, as in scripts/e2e.sh (the window must paint as it does for users).
 if ! (
+  unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER
   export APP_BIN="$BIN/inbox-desktop" INBOX_BIN="$BIN/inbox" MINIMAL_BIN="$BIN/examples/minimal-window"
-  export ARTIFACTS_DIR="$WORK"
+  export TAURI_DRIVER="$(command -v tauri-driver)" ARTIFACTS_DIR="$WORK"
   export BENCH_PENDING="${desktop[0]}" BENCH_SAMPLES="${desktop[1]}" BENCH_LAUNCHES="${desktop[2]}"
   export BENCH_IDLE_SECONDS="${desktop[3]}" BENCH_PROFILE="$profile"
   export WEBKIT_VERSION="$(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null || true)"
   mkdir -p "$WORK/e2e"
   cd tests/e2e
-  node bench.mjs --json "$OUT/desktop.json" >"$OUT/desktop.log" 2>&1
+  # The display server and the session bus are chatty; their lines go to the log only.
+  xvfb-run -a -s "-screen 0 1400x900x24" dbus-run-session -- \
+    node bench.mjs --json "$OUT/desktop.json" >"$OUT/desktop.log" 2>&1
 ); then
   echo "the desktop benchmark failed; the end of $OUT/desktop.log:" >&2
   tail -n 40 "$OUT/desktop.log" >&2
