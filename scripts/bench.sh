@@ -117,7 +117,9 @@ if ! (
   export WEBKIT_VERSION="$(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null || true)"
   mkdir -p "$WORK/e2e"
   cd tests/e2e
-  # The display server and the session bus are chatty; their lines go to the log only.
+  # A display and session bus of its own, even inside the test suite's: a measurement shares
+  # its screen with nothing, and whatever it starts ends with them. (Both are chatty; their
+  # lines go to the log only.)
   xvfb-run -a -s "-screen 0 1400x900x24" dbus-run-session -- \
     node bench.mjs --json "$OUT/desktop.json" >"$OUT/desktop.log" 2>&1
 ); then
