@@ -108,28 +108,31 @@ fn spawn_feed(
             audience,
             frames,
             last_sent,
+            last_queued: tokio::time::Instant::now(),
         };
         if resume.is_some() && !feed.send_backlog().await {
             return;
         }
         tokio::pin!(stopping);
-        let quiet = tokio::time::sleep(keepalive);
+        let quiet = tokio::time::sleep_until(feed.last_queued + keepalive);
         tokio::pin!(quiet);
         loop {
             let keep_going = tokio::select! {
                 () = feed.frames.closed() => false,
                 () = &mut stopping => false,
-                // Nothing sent for a while: a comment, so proxies and the client's silence
-                // timer see the stream alive. A full buffer already says the client is behind.
+                // Nothing queued for this client for a while (events it may not see do not
+                // count): a comment, so proxies and its silence timer see the stream alive.
+                // A full buffer already says the client is behind.
                 () = &mut quiet => {
                     let _ = feed.frames.try_send(Bytes::from_static(KEEPALIVE));
-                    quiet.as_mut().reset(tokio::time::Instant::now() + keepalive);
+                    feed.last_queued = tokio::time::Instant::now();
+                    quiet.as_mut().reset(feed.last_queued + keepalive);
                     true
                 }
                 received = live.recv() => match received {
                     Ok(event) => {
                         let sent = feed.send(&event.stored, || event.frame.clone()).await;
-                        quiet.as_mut().reset(tokio::time::Instant::now() + keepalive);
+                        quiet.as_mut().reset(feed.last_queued + keepalive);
                         sent
                     }
                     // The live bus overflowed for this connection: it cannot keep up. Tell
@@ -185,6 +188,8 @@ struct Feed {
     frames: mpsc::Sender<Bytes>,
     /// The cursor of the last frame sent; nothing at or before it is sent again.
     last_sent: String,
+    /// When a frame was last queued for this client: the keepalive counts from here.
+    last_queued: tokio::time::Instant,
 }
 
 impl Feed {
@@ -208,6 +213,7 @@ impl Feed {
             Ok(()) => {
                 // In place: the cursor keeps its allocation from frame to frame.
                 self.last_sent.clone_from(&stored.cursor);
+                self.last_queued = tokio::time::Instant::now();
                 true
             }
             Err(SendTimeoutError::Timeout(_)) => {

@@ -227,6 +227,27 @@ async fn idle_streams_get_keepalive_comments() {
 }
 
 #[tokio::test]
+async fn an_asker_stream_gets_keepalives_while_events_it_may_not_see_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_in(dir.path(), |c| c.keepalive = Duration::from_millis(300)).await;
+    let mut asker =
+        Sse::open(server.request(Method::GET, "/api/interactions/stream", Some(ASKER))).await;
+    // Questions arrive every 100 ms, faster than the keepalive: none is for an asker's stream
+    // (it sees only its own notifications' submissions), so it must still hear the comment.
+    let asking = async {
+        for i in 0..15 {
+            server
+                .ask(json!({"prompt": format!("q{i}"), "answer_format": "confirm"}))
+                .await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let (_, block) = tokio::join!(asking, asker.next_block(Duration::from_millis(1_400)));
+    assert_eq!(block, Some(common::Block::Comment("keepalive".into())));
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn expiry_emits_removed_and_closes_the_question() {
     let (server, _dir) = start().await;
     let mut stream = Sse::connect(&server, None).await;
