@@ -513,8 +513,8 @@ async fn next_event(live: &mut LiveBus) -> StoredEvent {
         .await
         .expect("a live event within 10 s")
         .expect("the live feed stays open");
-    // What every stream sends as `data:` is the event itself, rendered once.
-    assert_eq!(live.data, live.stored.event.data_json());
+    // What every stream sends is the event's own frame, rendered once.
+    assert_eq!(live.frame, live.stored.sse_frame());
     live.stored.clone()
 }
 
