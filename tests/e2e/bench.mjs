@@ -76,24 +76,6 @@ function processOf(bin, ancestor) {
   throw new Error(`no ${bin} process below ${ancestor}`);
 }
 
-/** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
-async function ended(pid) {
-  const alive = () => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  const signal = (name) => {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // already gone
-    }
-  };
-  signal("SIGTERM");
-  for (let waited = 0; alive(); waited += 100) {
-    if (waited === 5000) signal("SIGKILL");
-    if (waited > 10000) throw new Error(`process ${pid} did not end`);
-    await sleep(100);
-  }
-}
-
 /** PSS of `root` and every descendant (the app, its WebKit web and network processes), MiB. */
 function treePssMiB(root) {
   const ppid = parents();
@@ -169,12 +151,10 @@ async function launch(bin, env) {
     pid,
     firstPaintMs: painted - requested,
     async close() {
+      // Quitting also ends the app and waits for it (the harness: the inbox app would otherwise
+      // live on in the tray and skew the next reading).
       await app.quit().catch(() => {});
       await driver.stop();
-      // Ending the session closes the window, and the inbox app closes to the tray: the process
-      // stays. It must not outlive its launch (it would skew the next reading, and hold a
-      // window on the display), so it is ended here and waited for.
-      await ended(pid);
     },
   };
 }

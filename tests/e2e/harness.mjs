@@ -244,6 +244,60 @@ export function freshUserApp(name) {
   return { home, env };
 }
 
+/** The pids of the processes running `bin` below `root` (the apps a driver started). */
+function appsBelow(root, bin) {
+  const want = fs.realpathSync(bin);
+  const parent = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = [];
+  for (const pid of parent.keys()) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/exe`) !== want) continue;
+    } catch {
+      continue;
+    }
+    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        below.push(pid);
+        break;
+      }
+    }
+  }
+  return below;
+}
+
+/** SIGTERM, SIGKILL after 5 s; resolves once the process is gone (or a zombie). */
+async function endProcess(pid) {
+  const alive = () => {
+    try {
+      return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  const signal = (name) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  if (!alive()) return;
+  signal("SIGTERM");
+  for (let waited = 0; alive() && waited <= 8000; waited += 100) {
+    if (waited === 5000) signal("SIGKILL");
+    await sleep(100);
+  }
+}
+
 /** tauri-driver on a free port; the app it launches inherits `env` (a `null` value unsets). */
 export async function startDriver(env) {
   const merged = { ...process.env, ...env };
@@ -274,14 +328,27 @@ export async function startDriver(env) {
     pid: child.pid,
     /** A session of the app (or of another Tauri binary: `application`). */
     async session(args = [], application = APP_BIN) {
-      return Session.start(base, {
+      const session = await Session.start(base, {
         browserName: "wry",
         "tauri:options": { application, args },
       });
+      // Ending a session only closes the window, and the inbox app closes to the tray: its
+      // process lives on (and a later app would hand over to it, being a single instance).
+      // So quitting a session also ends the app it started, and waits for it.
+      const before = appsBelow(child.pid, application);
+      const quit = session.quit.bind(session);
+      session.quit = async () => {
+        const result = await quit();
+        await Promise.all(before.map(endProcess));
+        return result;
+      };
+      return session;
     },
     async stop() {
+      const left = appsBelow(child.pid, APP_BIN);
       child.kill("SIGTERM");
       await Promise.race([once(child, "exit"), sleep(3000)]);
+      await Promise.all(left.map(endProcess));
     },
   };
 }
