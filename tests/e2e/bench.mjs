@@ -15,7 +15,7 @@
 //   BENCH_PROFILE       the build profile, recorded in the setup         (release)
 
 import fs from "node:fs";
-import { APP_BIN, InboxServer, reviewerApp, scratch, secret, startDriver } from "./harness.mjs";
+import { APP_BIN, InboxServer, appsBelow, processParents, reviewerApp, secret, startDriver } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 
 const MINIMAL_BIN = process.env.MINIMAL_BIN;
@@ -31,23 +31,6 @@ if (!MINIMAL_BIN || !JSON_OUT) {
   process.exit(2);
 }
 
-/** pid → parent pid, for every process. */
-function parents() {
-  const map = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      // The command name is in parentheses and may contain spaces; the ppid follows it.
-      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      map.set(Number(entry), Number(rest[1]));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return map;
-}
-
 /** Proportional set size: shared pages (WebKit's libraries) split between the processes. */
 function pssKiB(pid) {
   try {
@@ -60,25 +43,14 @@ function pssKiB(pid) {
 
 /** The process running `bin` below `ancestor` (tauri-driver → WebKitWebDriver → the app). */
 function processOf(bin, ancestor) {
-  const want = fs.realpathSync(bin);
-  const ppid = parents();
-  const below = (pid) => {
-    for (let p = pid; p > 1; p = ppid.get(p) ?? 0) if (p === ancestor) return true;
-    return false;
-  };
-  for (const pid of ppid.keys()) {
-    try {
-      if (fs.readlinkSync(`/proc/${pid}/exe`) === want && below(pid)) return pid;
-    } catch {
-      // not ours to read, or gone
-    }
-  }
-  throw new Error(`no ${bin} process below ${ancestor}`);
+  const [pid] = appsBelow(ancestor, bin);
+  if (!pid) throw new Error(`no ${bin} process below ${ancestor}`);
+  return pid;
 }
 
 /** PSS of `root` and every descendant (the app, its WebKit web and network processes), MiB. */
 function treePssMiB(root) {
-  const ppid = parents();
+  const ppid = processParents();
   const tree = new Set([root]);
   let grew = true;
   while (grew) {

@@ -244,19 +244,26 @@ export function freshUserApp(name) {
   return { home, env };
 }
 
-/** The pids of the processes running `bin` below `root` (the apps a driver started). */
-function appsBelow(root, bin) {
-  const want = fs.realpathSync(bin);
+/** pid → parent pid, for every process now running. */
+export function processParents() {
   const parent = new Map();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The command name is in parentheses and may contain spaces; the ppid follows it.
       parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
     } catch {
       // gone meanwhile
     }
   }
+  return parent;
+}
+
+/** The pids of the processes running `bin` below `root` (the apps a driver started). */
+export function appsBelow(root, bin) {
+  const want = fs.realpathSync(bin);
+  const parent = processParents();
   const below = [];
   for (const pid of parent.keys()) {
     try {
