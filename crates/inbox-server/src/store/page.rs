@@ -16,6 +16,11 @@ pub(crate) fn parse_cursor(cursor: &str) -> Result<i64, StoreError> {
         .ok_or(StoreError::InvalidCursor)
 }
 
+/// The rank a page starts below: the cursor's, or past every rank for the first page.
+pub(crate) fn before(cursor: Option<&str>) -> Result<i64, StoreError> {
+    cursor.map_or(Ok(i64::MAX), parse_cursor)
+}
+
 /// A page from up to `limit + 1` rows read newest first: the extra row only tells that there is
 /// more. A row whose record is gone (`None`) is not shown but still moves the cursor on. The
 /// page also ends early, with a cursor, once its items reach [`PAGE_MAX_BYTES`] serialised

@@ -6,6 +6,7 @@
 mod agui;
 mod notification;
 mod park;
+mod rows;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,7 +17,7 @@ use inbox_protocol::{
     AguiRun, Interaction, InteractionPage, Notification, NotificationPage, Park, RemovedEvent,
     RemovedReason, ResetReason, Status, StreamEvent,
 };
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
 use super::{
@@ -137,6 +138,73 @@ impl SqliteStore {
         .await
         .map_err(|e| StoreError::Task(e.to_string()))?
     }
+
+    /// Run `f` in one `IMMEDIATE` transaction, committed when `f` returns `Ok` (an error rolls
+    /// all of it back), then publish what it queued in the outbox while the connection is still
+    /// held, so live events leave in the order of their sequence numbers. Every mutation goes
+    /// through here.
+    async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>, &mut Outbox<'_>) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.with_conn(move |conn, inner| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut outbox = Outbox {
+                inner,
+                events: Vec::new(),
+                parks: Vec::new(),
+            };
+            let out = f(&tx, &mut outbox)?;
+            tx.commit()?;
+            let Outbox { events, parks, .. } = outbox;
+            inner.publish(events);
+            inner.publish_parks(conn, parks)?;
+            Ok(out)
+        })
+        .await
+    }
+
+    /// Run `f` in one read (`DEFERRED`) transaction: all it reads describes the same moment.
+    async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.with_conn(move |conn, _| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        })
+        .await
+    }
+}
+
+/// What one write transaction publishes once it has committed: the events it appended and the
+/// parks it moved to `resolved` (only the transaction that moved a park names it).
+struct Outbox<'a> {
+    inner: &'a Inner,
+    events: Vec<StoredEvent>,
+    parks: Vec<String>,
+}
+
+impl Outbox<'_> {
+    /// Append `event` in `tx` (pruning beyond the retention), to publish after commit.
+    fn append(
+        &mut self,
+        tx: &Transaction<'_>,
+        event: StreamEvent,
+    ) -> Result<(), StoreError> {
+        let stored = self.inner.append_event(tx, event)?;
+        self.events.push(stored);
+        Ok(())
+    }
+
+    /// The park `moved` names (from `park::record`), if any, moved to `resolved` in this write.
+    fn park_moved(&mut self, moved: Option<String>) {
+        self.parks.extend(moved);
+    }
 }
 
 impl Inner {
@@ -191,10 +259,8 @@ impl Inner {
 /// them from the stored bodies (a question resolved before counts as resolved now), and index
 /// them.
 fn migrate_asker_and_resolved_at(conn: &Connection) -> Result<(), StoreError> {
-    let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('interactions')")?
-        .query_map([], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
+    let columns: Vec<String> =
+        rows::column(conn, "SELECT name FROM pragma_table_info('interactions')", [])?;
     if !columns.iter().any(|c| c == "asker") {
         conn.execute_batch(
             "ALTER TABLE interactions ADD COLUMN asker TEXT;
@@ -284,12 +350,7 @@ fn pruned_through(conn: &Connection) -> Result<i64, StoreError> {
 }
 
 fn load(conn: &Connection, id: &str) -> Result<Option<Interaction>, StoreError> {
-    let body: Option<String> = conn
-        .query_row("SELECT body FROM interactions WHERE id = ?1", [id], |row| {
-            row.get(0)
-        })
-        .optional()?;
-    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    rows::record(conn, "SELECT body FROM interactions WHERE id = ?1", [id])
 }
 
 fn save_status(
@@ -314,17 +375,17 @@ fn save_status(
 /// pass it. A lone ask and each question of a park go through here. Returns the `add` event to
 /// publish after commit.
 fn insert_question(
-    tx: &rusqlite::Transaction<'_>,
-    inner: &Inner,
+    tx: &Transaction<'_>,
+    out: &mut Outbox<'_>,
     ask: &NewAsk,
-) -> Result<StoredEvent, StoreError> {
+) -> Result<(), StoreError> {
     let ia = &ask.interaction;
-    let pending: i64 = tx.query_row(
+    if rows::at_limit(
+        tx,
         "SELECT count(*) FROM interactions WHERE asker = ?1 AND status = 'pending'",
         [&ia.asker],
-        |row| row.get(0),
-    )?;
-    if usize::try_from(pending).unwrap_or(usize::MAX) >= ask.pending_limit {
+        ask.pending_limit,
+    )? {
         return Err(StoreError::PendingLimit {
             limit: ask.pending_limit,
         });
@@ -363,17 +424,7 @@ fn insert_question(
             ],
         )?;
     }
-    inner.append_event(tx, StreamEvent::Add(ia.clone()))
-}
-
-/// `(rank, interaction)` rows of a page query.
-fn page_rows(mut rows: rusqlite::Rows<'_>) -> Result<Vec<(i64, Option<Interaction>)>, StoreError> {
-    let mut page = Vec::new();
-    while let Some(row) = rows.next()? {
-        let body: String = row.get(1)?;
-        page.push((row.get(0)?, Some(serde_json::from_str(&body)?)));
-    }
-    Ok(page)
+    out.append(tx, StreamEvent::Add(ia.clone()))
 }
 
 /// A stream cursor is a plain decimal sequence number.
@@ -384,14 +435,16 @@ fn parse_seq(cursor: &str) -> Option<i64> {
     cursor.parse().ok()
 }
 
+/// A lease's length in unix milliseconds, as the queues' `due_at` counts.
+fn lease_millis(lease: std::time::Duration) -> i64 {
+    i64::try_from(lease.as_millis()).unwrap_or(i64::MAX)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let event = insert_question(&tx, inner, &ask)?;
-            tx.commit()?;
-            inner.publish(vec![event]);
+        self.write(move |tx, out| {
+            insert_question(tx, out, &ask)?;
             Ok(ask.interaction)
         })
         .await
@@ -403,14 +456,10 @@ impl Store for SqliteStore {
     }
 
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
-        let before = match &query.cursor {
-            Some(c) => page::parse_cursor(c)?,
-            None => i64::MAX,
-        };
-        self.with_conn(move |conn, _| {
-            // One read transaction: the page and the stream cursor describe the same moment.
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            let fetch = i64::try_from(query.limit).unwrap_or(i64::MAX - 1) + 1;
+        let before = page::before(query.cursor.as_deref())?;
+        // One read transaction: the page and the stream cursor describe the same moment.
+        self.read(move |tx| {
+            let fetch = rows::page_fetch(query.limit);
             let status = query.status.status().map(Status::as_str);
             // Two statements, so a status filter walks the (status, rank) index.
             let rows = match status {
@@ -419,19 +468,17 @@ impl Store for SqliteStore {
                         "SELECT rank, body FROM interactions
                          WHERE status = ?2 AND rank < ?1 ORDER BY rank DESC LIMIT ?3",
                     )?;
-                    page_rows(stmt.query(params![before, status, fetch])?)?
+                    rows::page(stmt.query(params![before, status, fetch])?)?
                 }
                 None => {
                     let mut stmt = tx.prepare_cached(
                         "SELECT rank, body FROM interactions
                          WHERE rank < ?1 ORDER BY rank DESC LIMIT ?2",
                     )?;
-                    page_rows(stmt.query(params![before, fetch])?)?
+                    rows::page(stmt.query(params![before, fetch])?)?
                 }
             };
-            let stream_cursor = tail_seq(&tx)?.to_string();
-            tx.commit()?;
-            Ok(page::assemble(rows, query.limit, stream_cursor))
+            Ok(page::assemble(rows, query.limit, tail_seq(tx)?.to_string()))
         })
         .await
     }
@@ -443,8 +490,7 @@ impl Store for SqliteStore {
         claim: Option<IdempotencyClaim>,
     ) -> Result<ResolveOutcome, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        self.write(move |tx, out| {
             if let Some(claim) = &claim {
                 let earlier: Option<(String, String)> = tx
                     .query_row(
@@ -461,7 +507,7 @@ impl Store for SqliteStore {
                     });
                 }
             }
-            let Some(ia) = load(&tx, &id)? else {
+            let Some(ia) = load(tx, &id)? else {
                 return Ok(ResolveOutcome::NotFound);
             };
             if ia.status.is_final() {
@@ -474,22 +520,19 @@ impl Store for SqliteStore {
             let (ia, event) = transition::resolve(ia, resolution, now);
             // The guard on status = 'pending' is the single-winner rule; under the
             // IMMEDIATE transaction it cannot miss, but it keeps the rule in one place.
-            if !save_status(&tx, &ia)? {
-                let current = load(&tx, &id)?;
+            if !save_status(tx, &ia)? {
+                let current = load(tx, &id)?;
                 return Ok(current.map_or(ResolveOutcome::NotFound, ResolveOutcome::AlreadyFinal));
             }
-            let stored = inner.append_event(&tx, event)?;
+            out.append(tx, event)?;
             // In this transaction: the park's "last one resolved" commits with the question.
-            let moved = park::record(&tx, &ia, now)?;
+            out.park_moved(park::record(tx, &ia, now)?);
             if let Some(claim) = &claim {
                 tx.execute(
                     "INSERT INTO idempotency (interaction_id, key, fingerprint, body) VALUES (?1, ?2, ?3, ?4)",
                     params![id, claim.key, claim.fingerprint, serde_json::to_string(&ia)?],
                 )?;
             }
-            tx.commit()?;
-            inner.publish(vec![stored]);
-            inner.publish_parks(conn, moved.into_iter().collect())?;
             Ok(ResolveOutcome::Resolved(ia))
         })
         .await
@@ -497,26 +540,20 @@ impl Store for SqliteStore {
 
     async fn expire_due(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         let now_ms = now.timestamp_millis();
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let due: Vec<String> = {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT body FROM interactions
-                     WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?1
-                     ORDER BY expires_at, rank",
-                )?;
-                stmt.query_map([now_ms], |row| row.get(0))?
-                    .collect::<Result<_, _>>()?
-            };
-            let mut events = Vec::with_capacity(due.len());
+        self.write(move |tx, out| {
+            let due: Vec<Interaction> = rows::records(
+                tx,
+                "SELECT body FROM interactions
+                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?1
+                 ORDER BY expires_at, rank",
+                [now_ms],
+            )?;
             let mut ids = Vec::with_capacity(due.len());
-            let mut moved = Vec::new();
-            for body in due {
-                let ia: Interaction = serde_json::from_str(&body)?;
+            for ia in due {
                 let (ia, event) = transition::remove(ia, RemovedReason::Expired);
-                if save_status(&tx, &ia)? {
-                    events.push(inner.append_event(&tx, event)?);
-                    moved.extend(park::record(&tx, &ia, now)?);
+                if save_status(tx, &ia)? {
+                    out.append(tx, event)?;
+                    out.park_moved(park::record(tx, &ia, now)?);
                     ids.push(ia.id);
                 }
             }
@@ -524,9 +561,6 @@ impl Store for SqliteStore {
                 "DELETE FROM callback_tickets WHERE expires_at <= ?1",
                 [now_ms],
             )?;
-            tx.commit()?;
-            inner.publish(events);
-            inner.publish_parks(conn, moved)?;
             Ok(ids)
         })
         .await
@@ -539,18 +573,14 @@ impl Store for SqliteStore {
     ) -> Result<Vec<String>, StoreError> {
         let before_ms = before.timestamp_millis();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let ids: Vec<String> = {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT id FROM interactions
-                     WHERE status != 'pending' AND resolved_at <= ?1
-                     ORDER BY resolved_at LIMIT ?2",
-                )?;
-                stmt.query_map(params![before_ms, limit], |row| row.get(0))?
-                    .collect::<Result<_, _>>()?
-            };
-            let mut events = Vec::with_capacity(ids.len());
+        self.write(move |tx, out| {
+            let ids: Vec<String> = rows::column(
+                tx,
+                "SELECT id FROM interactions
+                 WHERE status != 'pending' AND resolved_at <= ?1
+                 ORDER BY resolved_at LIMIT ?2",
+                params![before_ms, limit],
+            )?;
             for id in &ids {
                 for table in ["media", "idempotency", "callback_tickets"] {
                     tx.execute(
@@ -559,16 +589,14 @@ impl Store for SqliteStore {
                     )?;
                 }
                 tx.execute("DELETE FROM interactions WHERE id = ?1", [id])?;
-                events.push(inner.append_event(
-                    &tx,
+                out.append(
+                    tx,
                     StreamEvent::Removed(RemovedEvent {
                         id: id.clone(),
                         reason: RemovedReason::Pruned,
                     }),
-                )?);
+                )?;
             }
-            tx.commit()?;
-            inner.publish(events);
             Ok(ids)
         })
         .await
@@ -578,11 +606,10 @@ impl Store for SqliteStore {
         let Some(after) = parse_seq(cursor) else {
             return Ok(EventsAfter::Gap(ResetReason::MalformedId));
         };
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        self.read(move |tx| {
             // Events up to `pruned` are gone: a cursor before it would skip them. A cursor past
             // the tail was never issued by this stream.
-            if after < pruned_through(&tx)? || after > tail_seq(&tx)? {
+            if after < pruned_through(tx)? || after > tail_seq(tx)? {
                 return Ok(EventsAfter::Gap(ResetReason::AgedOut));
             }
             let mut stmt = tx.prepare_cached(
@@ -685,12 +712,9 @@ impl Store for SqliteStore {
     }
 
     async fn insert_park(&self, new: NewPark) -> Result<Park, StoreError> {
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // Any failing row rolls the whole park back: all questions or none.
-            let events = park::insert(&tx, inner, &new)?;
-            tx.commit()?;
-            inner.publish(events);
+        // Any failing row rolls the whole park back: all questions or none.
+        self.write(move |tx, out| {
+            park::insert(tx, out, &new)?;
             Ok(new.park)
         })
         .await
@@ -708,13 +732,8 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<ClaimOutcome, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let outcome = park::claim(&tx, &id, claim.as_ref(), now)?;
-            tx.commit()?;
-            Ok(outcome)
-        })
-        .await
+        self.write(move |tx, _| park::claim(tx, &id, claim.as_ref(), now))
+            .await
     }
 
     fn subscribe_parks(&self) -> broadcast::Receiver<Park> {
@@ -726,15 +745,10 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<Delivery>, StoreError> {
-        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let lease_ms = lease_millis(lease);
         let token = crate::ids::lease_token();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let leased = park::lease(&tx, now, lease_ms, &token)?;
-            tx.commit()?;
-            Ok(leased)
-        })
-        .await
+        self.write(move |tx, _| park::lease(tx, now, lease_ms, &token))
+            .await
     }
 
     async fn finish_delivery(
@@ -744,13 +758,8 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let delivery = delivery.clone();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let applied = park::finish(&tx, &delivery, &result, now)?;
-            tx.commit()?;
-            Ok(applied)
-        })
-        .await
+        self.write(move |tx, _| park::finish(tx, &delivery, &result, now))
+            .await
     }
 
     async fn prune_parks(
@@ -759,34 +768,16 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let pruned = park::prune(&tx, before, limit)?;
-            tx.commit()?;
-            Ok(pruned)
-        })
-        .await
+        self.write(move |tx, _| park::prune(tx, before, limit)).await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let queued = park::redeliver(&tx, &id, now)?;
-            tx.commit()?;
-            Ok(queued)
-        })
-        .await
+        self.write(move |tx, _| park::redeliver(tx, &id, now)).await
     }
 
     async fn insert_agui_run(&self, new: NewAguiRun, now: DateTime<Utc>) -> Result<(), StoreError> {
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            agui::insert(&tx, &new, now)?;
-            tx.commit()?;
-            Ok(())
-        })
-        .await
+        self.write(move |tx, _| agui::insert(tx, &new, now)).await
     }
 
     async fn get_agui_run(&self, id: &str) -> Result<Option<AguiRun>, StoreError> {
@@ -799,15 +790,10 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<AguiTurn>, StoreError> {
-        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let lease_ms = lease_millis(lease);
         let token = crate::ids::lease_token();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let leased = agui::lease(&tx, now, lease_ms, &token)?;
-            tx.commit()?;
-            Ok(leased)
-        })
-        .await
+        self.write(move |tx, _| agui::lease(tx, now, lease_ms, &token))
+            .await
     }
 
     async fn finish_agui_turn(
@@ -817,28 +803,15 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let turn = turn.clone();
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // Any failing row (a refused park) rolls the whole report back.
-            let Some(events) = agui::finish(&tx, inner, &turn, &result, now)? else {
-                return Ok(false);
-            };
-            tx.commit()?;
-            inner.publish(events);
-            Ok(true)
-        })
-        .await
+        // Any failing row (a refused park) rolls the whole report back.
+        self.write(move |tx, out| agui::finish(tx, out, &turn, &result, now))
+            .await
     }
 
     async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError> {
         let (turn, run) = (turn.clone(), run.clone());
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let written = agui::progress(&tx, &turn, &run)?;
-            tx.commit()?;
-            Ok(written)
-        })
-        .await
+        self.write(move |tx, _| agui::progress(tx, &turn, &run))
+            .await
     }
 
     async fn prune_finished_agui_runs(
@@ -847,13 +820,8 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let ids = agui::prune_finished(&tx, before, limit)?;
-            tx.commit()?;
-            Ok(ids)
-        })
-        .await
+        self.write(move |tx, _| agui::prune_finished(tx, before, limit))
+            .await
     }
 
     async fn retry_agui_run(
@@ -862,27 +830,16 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<Option<AguiRun>, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let run = agui::retry(&tx, &id, now)?;
-            tx.commit()?;
-            Ok(run)
-        })
-        .await
+        self.write(move |tx, _| agui::retry(tx, &id, now)).await
     }
+
     async fn insert_notification(
         &self,
         new: NewNotification,
         claim: Option<IdempotencyClaim>,
     ) -> Result<CreateOutcome, StoreError> {
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let (outcome, events) = notification::insert(&tx, inner, &new, claim.as_ref())?;
-            tx.commit()?;
-            inner.publish(events);
-            Ok(outcome)
-        })
-        .await
+        self.write(move |tx, out| notification::insert(tx, out, &new, claim.as_ref()))
+            .await
     }
 
     async fn get_notification(&self, id: &str) -> Result<Option<Notification>, StoreError> {
@@ -896,15 +853,10 @@ impl Store for SqliteStore {
         limit: usize,
         cursor: Option<String>,
     ) -> Result<NotificationPage, StoreError> {
-        let before = match &cursor {
-            Some(c) => page::parse_cursor(c)?,
-            None => i64::MAX,
-        };
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            let rows = notification::page(&tx, limit, before)?;
-            let stream_cursor = tail_seq(&tx)?.to_string();
-            tx.commit()?;
+        let before = page::before(cursor.as_deref())?;
+        self.read(move |tx| {
+            let rows = notification::page(tx, limit, before)?;
+            let stream_cursor = tail_seq(tx)?.to_string();
             Ok(page::assemble_notifications(rows, limit, stream_cursor))
         })
         .await
@@ -917,14 +869,8 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<Option<Notification>, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let (marked, events) = notification::mark(&tx, inner, &id, mark, now)?;
-            tx.commit()?;
-            inner.publish(events);
-            Ok(marked)
-        })
-        .await
+        self.write(move |tx, out| notification::mark(tx, out, &id, mark, now))
+            .await
     }
 
     async fn submit(
@@ -934,14 +880,8 @@ impl Store for SqliteStore {
         claim: Option<IdempotencyClaim>,
     ) -> Result<SubmitOutcome, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let (outcome, events) = notification::submit(&tx, inner, &id, &new, claim.as_ref())?;
-            tx.commit()?;
-            inner.publish(events);
-            Ok(outcome)
-        })
-        .await
+        self.write(move |tx, out| notification::submit(tx, out, &id, &new, claim.as_ref()))
+            .await
     }
 
     async fn submissions(&self, id: &str) -> Result<Vec<inbox_protocol::Submission>, StoreError> {
@@ -955,13 +895,8 @@ impl Store for SqliteStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        self.with_conn(move |conn, _| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let ids = notification::prune(&tx, before, limit)?;
-            tx.commit()?;
-            Ok(ids)
-        })
-        .await
+        self.write(move |tx, _| notification::prune(tx, before, limit))
+            .await
     }
 }
 

@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::Inner;
+use super::{Outbox, rows};
+use crate::store::StoreError;
 use crate::store::agui::{AguiTurn, NewAguiRun, TurnResult};
-use crate::store::{StoreError, StoredEvent};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS agui_runs (
@@ -54,26 +54,16 @@ pub(super) fn insert(
 
 /// The run as readers see it: the streaming copy while a turn writes one, else the last report.
 pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
-    let body: Option<String> = conn
-        .query_row(
-            "SELECT COALESCE(live, body) FROM agui_runs WHERE id = ?1",
-            [id],
-            |row| row.get(0),
-        )
-        .optional()?;
-    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
-        .transpose()
+    rows::record(
+        conn,
+        "SELECT COALESCE(live, body) FROM agui_runs WHERE id = ?1",
+        [id],
+    )
 }
 
 /// The run as its last turn reported it: what the next turn builds on.
 fn load_reported(conn: &Connection, id: &str) -> Result<Option<AguiRun>, StoreError> {
-    let body: Option<String> = conn
-        .query_row("SELECT body FROM agui_runs WHERE id = ?1", [id], |row| {
-            row.get(0)
-        })
-        .optional()?;
-    body.map(|b| serde_json::from_str(&b).map_err(StoreError::from))
-        .transpose()
+    rows::record(conn, "SELECT body FROM agui_runs WHERE id = ?1", [id])
 }
 
 /// Queue the turn that resumes the run of park `park_id` (an `agui` park that just resolved).
@@ -151,25 +141,23 @@ pub(super) fn lease(
     }))
 }
 
-/// Apply a turn's result if `turn.lease` is still the lease on its row; returns the `add`
-/// events of a park it opened.
+/// Apply a turn's result if `turn.lease` is still the lease on its row (`false` when it is
+/// not); the `add` events of a park it opened go out after commit.
 pub(super) fn finish(
     tx: &Transaction<'_>,
-    inner: &Inner,
+    out: &mut Outbox<'_>,
     turn: &AguiTurn,
     result: &TurnResult,
     now: DateTime<Utc>,
-) -> Result<Option<Vec<StoredEvent>>, StoreError> {
+) -> Result<bool, StoreError> {
     let id = &turn.run.id;
-    let held: Option<Option<String>> = tx
-        .query_row(
-            "SELECT lease_token FROM agui_turns WHERE run_id = ?1",
-            [id],
-            |row| row.get(0),
-        )
-        .optional()?;
-    if held.flatten().as_deref() != Some(turn.lease.as_str()) {
-        return Ok(None);
+    if !rows::holds_lease(
+        tx,
+        "SELECT lease_token FROM agui_turns WHERE run_id = ?1",
+        id,
+        &turn.lease,
+    )? {
+        return Ok(false);
     }
     let now_ms = now.timestamp_millis();
     if let Some(park_id) = result.resumed_park(turn) {
@@ -178,10 +166,9 @@ pub(super) fn finish(
             params![park_id, now_ms],
         )?;
     }
-    let mut events = Vec::new();
     match result {
         TurnResult::Interrupted { park, .. } => {
-            events = super::park::insert(tx, inner, park)?;
+            super::park::insert(tx, out, park)?;
             tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [id])?;
         }
         TurnResult::Finished { .. } => {
@@ -199,7 +186,7 @@ pub(super) fn finish(
         "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
         params![id, serde_json::to_string(result.run())?],
     )?;
-    Ok(Some(events))
+    Ok(true)
 }
 
 pub(super) fn progress(
@@ -247,17 +234,15 @@ pub(super) fn prune_finished(
     before: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id FROM agui_runs
-             WHERE json_extract(body, '$.status') IN ('succeeded', 'failed', 'cancelled')
-               AND julianday(json_extract(body, '$.updated_at')) <= julianday(?1)
-               AND NOT EXISTS (SELECT 1 FROM agui_turns WHERE run_id = agui_runs.id)
-             LIMIT ?2",
-        )?;
-        stmt.query_map(params![before.to_rfc3339(), limit], |row| row.get(0))?
-            .collect::<Result<_, _>>()?
-    };
+    let ids: Vec<String> = rows::column(
+        tx,
+        "SELECT id FROM agui_runs
+         WHERE json_extract(body, '$.status') IN ('succeeded', 'failed', 'cancelled')
+           AND julianday(json_extract(body, '$.updated_at')) <= julianday(?1)
+           AND NOT EXISTS (SELECT 1 FROM agui_turns WHERE run_id = agui_runs.id)
+         LIMIT ?2",
+        params![before.to_rfc3339(), limit],
+    )?;
     for id in &ids {
         tx.execute("DELETE FROM agui_runs WHERE id = ?1", [id])?;
     }

@@ -5,11 +5,11 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Notification, StreamEvent, Submission};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::Inner;
+use super::{Outbox, rows};
 use crate::store::notification::{
     CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome,
 };
-use crate::store::{IdempotencyClaim, StoreError, StoredEvent};
+use crate::store::{IdempotencyClaim, StoreError};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS notifications (
@@ -42,14 +42,7 @@ CREATE TABLE IF NOT EXISTS notification_idempotency (
 ";
 
 pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Notification>, StoreError> {
-    let body: Option<String> = conn
-        .query_row(
-            "SELECT body FROM notifications WHERE id = ?1",
-            [id],
-            |row| row.get(0),
-        )
-        .optional()?;
-    Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    rows::record(conn, "SELECT body FROM notifications WHERE id = ?1", [id])
 }
 
 fn earlier(
@@ -84,39 +77,36 @@ fn remember(
 
 pub(super) fn insert(
     tx: &Transaction<'_>,
-    inner: &Inner,
+    out: &mut Outbox<'_>,
     new: &NewNotification,
     claim: Option<&IdempotencyClaim>,
-) -> Result<(CreateOutcome, Vec<StoredEvent>), StoreError> {
+) -> Result<CreateOutcome, StoreError> {
     let n = &new.notification;
     let scope = format!("create:{}", n.asker);
     if let Some(claim) = claim
         && let Some((same, id)) = earlier(tx, &scope, claim)?
     {
         if !same {
-            return Ok((CreateOutcome::IdempotencyConflict, vec![]));
+            return Ok(CreateOutcome::IdempotencyConflict);
         }
         // Pruned since: the replay has nothing left to show, so it is made again.
         if let Some(n) = load(tx, &id)? {
-            return Ok((CreateOutcome::Replayed(n), vec![]));
+            return Ok(CreateOutcome::Replayed(n));
         }
         tx.execute(
             "DELETE FROM notification_idempotency WHERE scope = ?1 AND key = ?2",
             params![scope, claim.key],
         )?;
     }
-    let outstanding: i64 = tx.query_row(
+    if rows::at_limit(
+        tx,
         "SELECT count(*) FROM notifications WHERE asker = ?1 AND dismissed_at IS NULL",
         [&n.asker],
-        |row| row.get(0),
-    )?;
-    if usize::try_from(outstanding).unwrap_or(usize::MAX) >= new.outstanding_limit {
-        return Ok((
-            CreateOutcome::AtLimit {
-                limit: new.outstanding_limit,
-            },
-            vec![],
-        ));
+        new.outstanding_limit,
+    )? {
+        return Ok(CreateOutcome::AtLimit {
+            limit: new.outstanding_limit,
+        });
     }
     tx.execute(
         "INSERT INTO notifications (id, asker, body) VALUES (?1, ?2, ?3)",
@@ -131,8 +121,8 @@ pub(super) fn insert(
     if let Some(claim) = claim {
         remember(tx, &scope, claim, &n.id, &n.id)?;
     }
-    let event = inner.append_event(tx, StreamEvent::NotificationAdded(n.clone()))?;
-    Ok((CreateOutcome::Created(n.clone()), vec![event]))
+    out.append(tx, StreamEvent::NotificationAdded(n.clone()))?;
+    Ok(CreateOutcome::Created(n.clone()))
 }
 
 fn save(tx: &Transaction<'_>, n: &Notification) -> Result<(), StoreError> {
@@ -149,20 +139,20 @@ fn save(tx: &Transaction<'_>, n: &Notification) -> Result<(), StoreError> {
 
 pub(super) fn mark(
     tx: &Transaction<'_>,
-    inner: &Inner,
+    out: &mut Outbox<'_>,
     id: &str,
     mark: Mark,
     now: DateTime<Utc>,
-) -> Result<(Option<Notification>, Vec<StoredEvent>), StoreError> {
+) -> Result<Option<Notification>, StoreError> {
     let Some(mut n) = load(tx, id)? else {
-        return Ok((None, vec![]));
+        return Ok(None);
     };
     let slot = match mark {
         Mark::Read => &mut n.read_at,
         Mark::Dismiss => &mut n.dismissed_at,
     };
     if slot.is_some() {
-        return Ok((Some(n), vec![]));
+        return Ok(Some(n));
     }
     *slot = Some(now);
     // Dismissing something never opened also reads it: nothing is left unread behind it.
@@ -170,38 +160,35 @@ pub(super) fn mark(
         n.read_at = Some(now);
     }
     save(tx, &n)?;
-    let event = inner.append_event(tx, StreamEvent::NotificationUpdated(n.clone()))?;
-    Ok((Some(n), vec![event]))
+    out.append(tx, StreamEvent::NotificationUpdated(n.clone()))?;
+    Ok(Some(n))
 }
 
 pub(super) fn submit(
     tx: &Transaction<'_>,
-    inner: &Inner,
+    out: &mut Outbox<'_>,
     id: &str,
     new: &NewSubmission,
     claim: Option<&IdempotencyClaim>,
-) -> Result<(SubmitOutcome, Vec<StoredEvent>), StoreError> {
+) -> Result<SubmitOutcome, StoreError> {
     let scope = format!("submit:{id}");
     if let Some(claim) = claim
         && let Some((same, body)) = earlier(tx, &scope, claim)?
     {
-        return Ok((
-            if same {
-                SubmitOutcome::Replayed(serde_json::from_str(&body)?)
-            } else {
-                SubmitOutcome::IdempotencyConflict
-            },
-            vec![],
-        ));
+        return Ok(if same {
+            SubmitOutcome::Replayed(serde_json::from_str(&body)?)
+        } else {
+            SubmitOutcome::IdempotencyConflict
+        });
     }
     let Some(mut n) = load(tx, id)? else {
-        return Ok((SubmitOutcome::NotFound, vec![]));
+        return Ok(SubmitOutcome::NotFound);
     };
     if !n.is_outstanding() {
-        return Ok((SubmitOutcome::NotFound, vec![]));
+        return Ok(SubmitOutcome::NotFound);
     }
     if usize::try_from(n.submissions).unwrap_or(usize::MAX) >= new.limit {
-        return Ok((SubmitOutcome::AtLimit { limit: new.limit }, vec![]));
+        return Ok(SubmitOutcome::AtLimit { limit: new.limit });
     }
     n.submissions += 1;
     let submission = Submission {
@@ -217,24 +204,17 @@ pub(super) fn submit(
     if let Some(claim) = claim {
         remember(tx, &scope, claim, &body, id)?;
     }
-    let events = vec![
-        inner.append_event(tx, StreamEvent::Submitted(submission.clone()))?,
-        inner.append_event(tx, StreamEvent::NotificationUpdated(n))?,
-    ];
-    Ok((SubmitOutcome::Submitted(submission), events))
+    out.append(tx, StreamEvent::Submitted(submission.clone()))?;
+    out.append(tx, StreamEvent::NotificationUpdated(n))?;
+    Ok(SubmitOutcome::Submitted(submission))
 }
 
 pub(super) fn submissions(conn: &Connection, id: &str) -> Result<Vec<Submission>, StoreError> {
-    let mut stmt = conn.prepare_cached(
+    rows::records(
+        conn,
         "SELECT body FROM submissions WHERE notification_id = ?1 ORDER BY ordinal",
-    )?;
-    let bodies: Vec<String> = stmt
-        .query_map([id], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    bodies
-        .iter()
-        .map(|b| serde_json::from_str(b).map_err(StoreError::from))
-        .collect()
+        [id],
+    )
 }
 
 pub(super) fn page(
@@ -242,18 +222,11 @@ pub(super) fn page(
     limit: usize,
     before: i64,
 ) -> Result<Vec<(i64, Option<Notification>)>, StoreError> {
-    let fetch = i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1;
     let mut stmt = tx.prepare_cached(
         "SELECT rank, body FROM notifications
          WHERE dismissed_at IS NULL AND rank < ?1 ORDER BY rank DESC LIMIT ?2",
     )?;
-    let mut rows = stmt.query(params![before, fetch])?;
-    let mut page = Vec::new();
-    while let Some(row) = rows.next()? {
-        let body: String = row.get(1)?;
-        page.push((row.get(0)?, Some(serde_json::from_str(&body)?)));
-    }
-    Ok(page)
+    rows::page(stmt.query(params![before, rows::page_fetch(limit)])?)
 }
 
 pub(super) fn prune(
@@ -261,21 +234,16 @@ pub(super) fn prune(
     before: DateTime<Utc>,
     limit: usize,
 ) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id FROM notifications
-             WHERE dismissed_at IS NOT NULL AND dismissed_at <= ?1
-             ORDER BY dismissed_at LIMIT ?2",
-        )?;
-        stmt.query_map(
-            params![
-                before.timestamp_millis(),
-                i64::try_from(limit).unwrap_or(i64::MAX)
-            ],
-            |row| row.get(0),
-        )?
-        .collect::<Result<_, _>>()?
-    };
+    let ids: Vec<String> = rows::column(
+        tx,
+        "SELECT id FROM notifications
+         WHERE dismissed_at IS NOT NULL AND dismissed_at <= ?1
+         ORDER BY dismissed_at LIMIT ?2",
+        params![
+            before.timestamp_millis(),
+            i64::try_from(limit).unwrap_or(i64::MAX)
+        ],
+    )?;
     for id in &ids {
         tx.execute("DELETE FROM media WHERE interaction_id = ?1", [id])?;
         tx.execute("DELETE FROM submissions WHERE notification_id = ?1", [id])?;

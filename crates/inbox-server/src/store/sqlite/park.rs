@@ -10,11 +10,11 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Interaction, Park};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::Inner;
+use super::{Outbox, rows};
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id, resolution_of,
 };
-use crate::store::{IdempotencyClaim, StoreError, StoredEvent};
+use crate::store::{IdempotencyClaim, StoreError};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS parks (
@@ -50,12 +50,12 @@ CREATE TABLE IF NOT EXISTS park_resolutions (
 ";
 
 /// Store the park row and every question (with its media and ticket) in the caller's
-/// transaction; returns the `add` events to publish after commit.
+/// transaction; their `add` events go out after commit.
 pub(super) fn insert(
     tx: &Transaction<'_>,
-    inner: &Inner,
+    out: &mut Outbox<'_>,
     new: &NewPark,
-) -> Result<Vec<StoredEvent>, StoreError> {
+) -> Result<(), StoreError> {
     tx.execute(
         "INSERT INTO parks (id, status, total, body, continuation) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
@@ -66,11 +66,10 @@ pub(super) fn insert(
             new.park.continuation.kind()
         ],
     )?;
-    let mut events = Vec::with_capacity(new.asks.len());
     for ask in &new.asks {
-        events.push(super::insert_question(tx, inner, ask)?);
+        super::insert_question(tx, out, ask)?;
     }
-    Ok(events)
+    Ok(())
 }
 
 /// Record the resolution of `ia` (just settled in `tx`) on its park. Returns the park's id
@@ -217,14 +216,12 @@ pub(super) fn finish(
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let id = &delivery.park.id;
-    let held: Option<Option<String>> = tx
-        .query_row(
-            "SELECT lease_token FROM park_deliveries WHERE park_id = ?1",
-            [id],
-            |row| row.get(0),
-        )
-        .optional()?;
-    if held.flatten().as_deref() != Some(delivery.lease.as_str()) {
+    if !rows::holds_lease(
+        tx,
+        "SELECT lease_token FROM park_deliveries WHERE park_id = ?1",
+        id,
+        &delivery.lease,
+    )? {
         return Ok(false);
     }
     let now_ms = now.timestamp_millis();
@@ -266,16 +263,14 @@ pub(super) fn prune(
     before: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id FROM parks
-             WHERE status != 'parked' AND COALESCE(resumed_at, resolved_at) <= ?1
-               AND id NOT IN (SELECT park_id FROM park_deliveries)
-             ORDER BY COALESCE(resumed_at, resolved_at) LIMIT ?2",
-        )?;
-        stmt.query_map(params![before.timestamp_millis(), limit], |row| row.get(0))?
-            .collect::<Result<_, _>>()?
-    };
+    let ids: Vec<String> = rows::column(
+        tx,
+        "SELECT id FROM parks
+         WHERE status != 'parked' AND COALESCE(resumed_at, resolved_at) <= ?1
+           AND id NOT IN (SELECT park_id FROM park_deliveries)
+         ORDER BY COALESCE(resumed_at, resolved_at) LIMIT ?2",
+        params![before.timestamp_millis(), limit],
+    )?;
     for id in &ids {
         tx.execute("DELETE FROM park_resolutions WHERE park_id = ?1", [id])?;
         tx.execute("DELETE FROM parks WHERE id = ?1", [id])?;
