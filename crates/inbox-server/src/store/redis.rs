@@ -30,7 +30,8 @@ use inbox_protocol::{
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::streams::StreamRangeReply;
-use redis::{AsyncCommands, RedisError};
+use redis::{AsyncCommands, RedisError, ScriptInvocation};
+use serde::de::DeserializeOwned;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
@@ -40,8 +41,8 @@ use self::scripts::Scripts;
 use self::stream_id::StreamId;
 use super::{
     ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus, LiveEvent,
-    NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError, StoredMedia,
-    StoredTicket, TicketMatch, page, transition,
+    MediaBlob, NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store, StoreError,
+    StoredMedia, StoredTicket, TicketMatch, page, transition,
 };
 use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 
@@ -127,7 +128,7 @@ impl RedisStore {
             ),
             None => (Status::Pending, String::new(), "", String::new(), ""),
         };
-        let (key, fingerprint) = claim.map_or(("", ""), |c| (&c.key, &c.fingerprint));
+        let (key, fingerprint) = claim_args(claim);
         // The park slot this settle fills, if the question belongs to a park.
         let (park_id, park_resolution) = match change.map(|(ia, _)| ia) {
             Some(ia) => match (&ia.park_id, super::park::resolution_of(ia)) {
@@ -168,14 +169,13 @@ impl RedisStore {
             .arg(park_id)
             .invoke_async(&mut self.conn.clone())
             .await?;
-        let body = || reply.get(1).map(|b| serde_json::from_str(b)).transpose();
         Ok(match reply.first().map(String::as_str) {
             Some("resolved") => Settled::Resolved {
                 park_moved: reply.get(2).is_some_and(|m| m == "park_resolved"),
             },
-            Some("replayed") => Settled::Replayed(body()?.ok_or_else(unexpected_reply)?),
+            Some("replayed") => Settled::Replayed(reply_json(&reply, 1)?),
             Some("conflict") => Settled::Conflict,
-            Some("final") => Settled::Final(body()?.ok_or_else(unexpected_reply)?),
+            Some("final") => Settled::Final(reply_json(&reply, 1)?),
             Some("not_found") => Settled::NotFound,
             Some("past_deadline") => Settled::PastDeadline,
             Some("stale") => Settled::Stale,
@@ -200,6 +200,101 @@ impl RedisStore {
             .arg(limit.min(i64::MAX as usize))
             .query_async(&mut self.conn.clone())
             .await?)
+    }
+
+    /// The pruners' loop: each of up to `limit` members of the sorted set `key` scored at or
+    /// before `before`, oldest first, through its own run of the script `call` builds for it
+    /// (which checks it again, atomically, and replies 1 when it pruned it). Returns the ids
+    /// pruned.
+    async fn prune_due<'s>(
+        &'s self,
+        key: &str,
+        before: DateTime<Utc>,
+        limit: usize,
+        call: impl Fn(&str) -> ScriptInvocation<'s>,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn.clone();
+        let mut pruned = Vec::new();
+        for id in self.due(key, before, limit).await? {
+            let done: i64 = call(&id).invoke_async(&mut conn).await?;
+            if done == 1 {
+                pruned.push(id);
+            }
+        }
+        Ok(pruned)
+    }
+
+    /// Lease the earliest due member of the queue `queue` for `lease` (`DELIVERY_LEASE`, with
+    /// lease keys under `lease_prefix`): its id and the new lease's token, or `None` when
+    /// nothing is due. Webhook deliveries and AG-UI turns are leased alike.
+    async fn lease_next(
+        &self,
+        queue: String,
+        lease_prefix: String,
+        now: DateTime<Utc>,
+        lease: Duration,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let token = crate::ids::lease_token();
+        let id: String = self
+            .scripts
+            .delivery_lease
+            .key(queue)
+            .arg(now.timestamp_millis())
+            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1))
+            .arg(&token)
+            .arg(lease_prefix)
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        Ok((!id.is_empty()).then_some((id, token)))
+    }
+
+    /// Add each blob's key, content type and bytes to a script call (the insert scripts store
+    /// them in one `HSET` each).
+    fn push_media(&self, call: &mut ScriptInvocation<'_>, media: &[MediaBlob]) {
+        for blob in media {
+            call.key(self.keys.media(&blob.id))
+                .arg(&blob.content_type)
+                .arg(blob.bytes.as_slice());
+        }
+    }
+
+    /// One page through a page script (`PAGE`, `NT_PAGE`) over the sorted set `index`, whose
+    /// records the script reads under `record_prefix`: the stream's tail id, read at the same
+    /// moment, and `(rank, record)` rows for `store::page`.
+    async fn page<T: DeserializeOwned>(
+        &self,
+        script: &redis::Script,
+        index: String,
+        record_prefix: String,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<(String, Vec<(i64, Option<T>)>), StoreError> {
+        let below = match cursor {
+            Some(c) => format!("({}", page::parse_cursor(c)?),
+            None => "+inf".to_owned(),
+        };
+        let reply: Vec<String> = script
+            .key(index)
+            .key(self.keys.events())
+            .arg(below)
+            .arg(limit.saturating_add(1))
+            .arg(record_prefix)
+            .invoke_async(&mut self.conn.clone())
+            .await?;
+        let mut reply = reply.into_iter();
+        let stream_cursor = reply.next().ok_or_else(unexpected_reply)?;
+        let mut rows = Vec::new();
+        while let (Some(score), Some(body)) = (reply.next(), reply.next()) {
+            let rank = parse_rank(&score).ok_or_else(unexpected_reply)?;
+            // An index entry whose record is gone is skipped; the rank still moves the page on.
+            let record = if body.is_empty() {
+                None
+            } else {
+                Some(serde_json::from_str(&body)?)
+            };
+            rows.push((rank, record));
+        }
+        Ok((stream_cursor, rows))
     }
 }
 
@@ -228,6 +323,18 @@ fn unexpected_reply() -> StoreError {
         redis::ErrorKind::TypeError,
         "unexpected reply from a store script",
     )))
+}
+
+/// The JSON record a script replied at `reply[at]`.
+fn reply_json<T: DeserializeOwned>(reply: &[String], at: usize) -> Result<T, StoreError> {
+    Ok(serde_json::from_str(
+        reply.get(at).ok_or_else(unexpected_reply)?,
+    )?)
+}
+
+/// The idempotency key and fingerprint as the scripts take them: both "" without a claim.
+fn claim_args(claim: Option<&IdempotencyClaim>) -> (&str, &str) {
+    claim.map_or(("", ""), |c| (c.key.as_str(), c.fingerprint.as_str()))
 }
 
 async fn newest_id(conn: &mut ConnectionManager, stream: &str) -> Result<StreamId, StoreError> {
@@ -313,11 +420,7 @@ impl Store for RedisStore {
             .arg(ask.media.len())
             .key(self.keys.pending_of(&ia.asker))
             .arg(ask.pending_limit.min(i64::MAX as usize));
-        for blob in &ask.media {
-            call.key(self.keys.media(&blob.id))
-                .arg(&blob.content_type)
-                .arg(blob.bytes.as_slice());
-        }
+        self.push_media(&mut call, &ask.media);
         let reply: Vec<String> = call.invoke_async(&mut self.conn.clone()).await?;
         match reply.first().map(String::as_str) {
             Some("added") => Ok(ask.interaction),
@@ -338,33 +441,15 @@ impl Store for RedisStore {
     }
 
     async fn list_page(&self, query: PageQuery) -> Result<InteractionPage, StoreError> {
-        let below = match &query.cursor {
-            Some(c) => format!("({}", page::parse_cursor(c)?),
-            None => "+inf".to_owned(),
-        };
-        let reply: Vec<String> = self
-            .scripts
-            .page
-            .key(self.keys.index(query.status))
-            .key(self.keys.events())
-            .arg(below)
-            .arg(query.limit.saturating_add(1))
-            .arg(self.keys.interaction_prefix())
-            .invoke_async(&mut self.conn.clone())
+        let (stream_cursor, rows) = self
+            .page(
+                &self.scripts.page,
+                self.keys.index(query.status),
+                self.keys.interaction_prefix(),
+                query.limit,
+                query.cursor.as_deref(),
+            )
             .await?;
-        let mut reply = reply.into_iter();
-        let stream_cursor = reply.next().ok_or_else(unexpected_reply)?;
-        let mut rows = Vec::new();
-        while let (Some(score), Some(body)) = (reply.next(), reply.next()) {
-            let rank = parse_rank(&score).ok_or_else(unexpected_reply)?;
-            // An index entry whose record is gone is skipped; the rank still moves the page on.
-            let ia = if body.is_empty() {
-                None
-            } else {
-                Some(serde_json::from_str::<Interaction>(&body)?)
-            };
-            rows.push((rank, ia));
-        }
         Ok(page::assemble(rows, query.limit, stream_cursor))
     }
 

@@ -59,20 +59,12 @@ impl RedisStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<AguiTurn>, StoreError> {
-        let token = crate::ids::lease_token();
-        let id: String = self
-            .scripts
-            .delivery_lease
-            .key(self.keys.agui_turns())
-            .arg(now.timestamp_millis())
-            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1))
-            .arg(&token)
-            .arg(self.keys.agui_lease_prefix())
-            .invoke_async(&mut self.conn.clone())
-            .await?;
-        if id.is_empty() {
+        let Some((id, token)) = self
+            .lease_next(self.keys.agui_turns(), self.keys.agui_lease_prefix(), now, lease)
+            .await?
+        else {
             return Ok(None);
-        }
+        };
         let fields: HashMap<String, String> = redis::cmd("HGETALL")
             .arg(self.keys.agui_run(&id))
             .query_async(&mut self.conn.clone())
@@ -241,24 +233,15 @@ impl RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let mut conn = self.conn.clone();
-        let due = self.due(&self.keys.agui_finished(), before, limit).await?;
-        let mut pruned = Vec::new();
-        for id in due {
-            let done: i64 = self
-                .scripts
-                .agui_prune
-                .key(self.keys.agui_run(&id))
+        self.prune_due(&self.keys.agui_finished(), before, limit, |id| {
+            let mut call = self.scripts.agui_prune.prepare_invoke();
+            call.key(self.keys.agui_run(id))
                 .key(self.keys.agui_finished())
                 .key(self.keys.agui_turns())
                 .key(self.keys.agui_attempts())
-                .arg(&id)
-                .invoke_async(&mut conn)
-                .await?;
-            if done == 1 {
-                pruned.push(id);
-            }
-        }
-        Ok(pruned)
+                .arg(id);
+            call
+        })
+        .await
     }
 }

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Notification, NotificationPage, Submission};
 
-use super::{RedisStore, parse_rank, unexpected_reply};
+use super::{RedisStore, claim_args, reply_json, unexpected_reply};
 use crate::store::notification::{
     CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome, assemble_json, head_json,
     submission_head_json,
@@ -18,9 +18,7 @@ impl RedisStore {
         claim: Option<IdempotencyClaim>,
     ) -> Result<CreateOutcome, StoreError> {
         let n = &new.notification;
-        let (key, fingerprint) = claim
-            .as_ref()
-            .map_or(("", ""), |c| (c.key.as_str(), c.fingerprint.as_str()));
+        let (key, fingerprint) = claim_args(claim.as_ref());
         let media_ids: Vec<&str> = new.media.iter().map(|b| b.id.as_str()).collect();
         let mut call = self.scripts.nt_insert.prepare_invoke();
         call.key(self.keys.notification(&n.id))
@@ -39,20 +37,11 @@ impl RedisStore {
             .arg(self.keys.notification_prefix())
             .arg(media_ids.join(" "))
             .arg(new.media.len());
-        for blob in &new.media {
-            call.key(self.keys.media(&blob.id))
-                .arg(&blob.content_type)
-                .arg(blob.bytes.as_slice());
-        }
+        self.push_media(&mut call, &new.media);
         let reply: Vec<String> = call.invoke_async(&mut self.conn.clone()).await?;
-        let body = || -> Result<Notification, StoreError> {
-            Ok(serde_json::from_str(
-                reply.get(1).ok_or_else(unexpected_reply)?,
-            )?)
-        };
         Ok(match reply.first().map(String::as_str) {
-            Some("created") => CreateOutcome::Created(body()?),
-            Some("replayed") => CreateOutcome::Replayed(body()?),
+            Some("created") => CreateOutcome::Created(reply_json(&reply, 1)?),
+            Some("replayed") => CreateOutcome::Replayed(reply_json(&reply, 1)?),
             Some("conflict") => CreateOutcome::IdempotencyConflict,
             Some("at_limit") => CreateOutcome::AtLimit {
                 limit: new.outstanding_limit,
@@ -88,32 +77,15 @@ impl RedisStore {
         limit: usize,
         cursor: Option<String>,
     ) -> Result<NotificationPage, StoreError> {
-        let below = match &cursor {
-            Some(c) => format!("({}", page::parse_cursor(c)?),
-            None => "+inf".to_owned(),
-        };
-        let reply: Vec<String> = self
-            .scripts
-            .nt_page
-            .key(self.keys.notifications_outstanding())
-            .key(self.keys.events())
-            .arg(below)
-            .arg(limit.saturating_add(1))
-            .arg(self.keys.notification_prefix())
-            .invoke_async(&mut self.conn.clone())
+        let (stream_cursor, rows) = self
+            .page(
+                &self.scripts.nt_page,
+                self.keys.notifications_outstanding(),
+                self.keys.notification_prefix(),
+                limit,
+                cursor.as_deref(),
+            )
             .await?;
-        let mut reply = reply.into_iter();
-        let stream_cursor = reply.next().ok_or_else(unexpected_reply)?;
-        let mut rows = Vec::new();
-        while let (Some(score), Some(body)) = (reply.next(), reply.next()) {
-            let rank = parse_rank(&score).ok_or_else(unexpected_reply)?;
-            let n = if body.is_empty() {
-                None
-            } else {
-                Some(serde_json::from_str::<Notification>(&body)?)
-            };
-            rows.push((rank, n));
-        }
         Ok(page::assemble_notifications(rows, limit, stream_cursor))
     }
 
@@ -143,9 +115,7 @@ impl RedisStore {
             .invoke_async(&mut self.conn.clone())
             .await?;
         match reply.first().map(String::as_str) {
-            Some("changed" | "same") => Ok(Some(serde_json::from_str(
-                reply.get(1).ok_or_else(unexpected_reply)?,
-            )?)),
+            Some("changed" | "same") => Ok(Some(reply_json(&reply, 1)?)),
             Some("not_found") => Ok(None),
             _ => Err(unexpected_reply()),
         }
@@ -157,9 +127,7 @@ impl RedisStore {
         new: NewSubmission,
         claim: Option<IdempotencyClaim>,
     ) -> Result<SubmitOutcome, StoreError> {
-        let (key, fingerprint) = claim
-            .as_ref()
-            .map_or(("", ""), |c| (c.key.as_str(), c.fingerprint.as_str()));
+        let (key, fingerprint) = claim_args(claim.as_ref());
         let reply: Vec<String> = self
             .scripts
             .nt_submit
@@ -174,14 +142,9 @@ impl RedisStore {
             .arg(self.retention)
             .invoke_async(&mut self.conn.clone())
             .await?;
-        let body = || -> Result<Submission, StoreError> {
-            Ok(serde_json::from_str(
-                reply.get(1).ok_or_else(unexpected_reply)?,
-            )?)
-        };
         Ok(match reply.first().map(String::as_str) {
-            Some("submitted") => SubmitOutcome::Submitted(body()?),
-            Some("replayed") => SubmitOutcome::Replayed(body()?),
+            Some("submitted") => SubmitOutcome::Submitted(reply_json(&reply, 1)?),
+            Some("replayed") => SubmitOutcome::Replayed(reply_json(&reply, 1)?),
             Some("conflict") => SubmitOutcome::IdempotencyConflict,
             Some("at_limit") => SubmitOutcome::AtLimit { limit: new.limit },
             Some("not_found") => SubmitOutcome::NotFound,
@@ -207,27 +170,17 @@ impl RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let due = self
-            .due(&self.keys.notifications_dismissed(), before, limit)
-            .await?;
-        let mut pruned = Vec::with_capacity(due.len());
-        for id in due {
-            let done: i64 = self
-                .scripts
-                .nt_prune
-                .key(self.keys.notification(&id))
+        self.prune_due(&self.keys.notifications_dismissed(), before, limit, |id| {
+            let mut call = self.scripts.nt_prune.prepare_invoke();
+            call.key(self.keys.notification(id))
                 .key(self.keys.notifications_dismissed())
-                .key(self.keys.submissions(&id))
-                .key(self.keys.submit_idempotency(&id))
-                .arg(&id)
+                .key(self.keys.submissions(id))
+                .key(self.keys.submit_idempotency(id))
+                .arg(id)
                 .arg(self.keys.media_prefix())
-                .arg(self.keys.create_idempotency_prefix())
-                .invoke_async(&mut self.conn.clone())
-                .await?;
-            if done == 1 {
-                pruned.push(id);
-            }
-        }
-        Ok(pruned)
+                .arg(self.keys.create_idempotency_prefix());
+            call
+        })
+        .await
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
 
-use super::{QuestionArgs, RedisStore, unexpected_reply};
+use super::{QuestionArgs, RedisStore, claim_args, unexpected_reply};
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id,
 };
@@ -62,11 +62,7 @@ impl RedisStore {
                 .arg(question.ticket_record)
                 .arg(question.ticket_expiry)
                 .arg(ask.media.len());
-            for blob in &ask.media {
-                call.key(self.keys.media(&blob.id))
-                    .arg(&blob.content_type)
-                    .arg(blob.bytes.as_slice());
-            }
+            self.push_media(&mut call, &ask.media);
         }
         Ok((call, pending_limit))
     }
@@ -109,20 +105,12 @@ impl RedisStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<Delivery>, StoreError> {
-        let token = crate::ids::lease_token();
-        let id: String = self
-            .scripts
-            .delivery_lease
-            .key(self.keys.deliveries())
-            .arg(now.timestamp_millis())
-            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1))
-            .arg(&token)
-            .arg(self.keys.lease_prefix())
-            .invoke_async(&mut self.conn.clone())
-            .await?;
-        if id.is_empty() {
+        let Some((id, token)) = self
+            .lease_next(self.keys.deliveries(), self.keys.lease_prefix(), now, lease)
+            .await?
+        else {
             return Ok(None);
-        }
+        };
         let Some(park) = self.park_get(&id).await? else {
             let _: i64 = redis::cmd("ZREM")
                 .arg(self.keys.deliveries())
@@ -186,8 +174,7 @@ impl RedisStore {
         if !matches!(park.continuation, Continuation::Claim {}) {
             return Ok(ClaimOutcome::NotClaimable(park));
         }
-        let (key, fingerprint) =
-            claim.map_or(("", ""), |c| (c.key.as_str(), c.fingerprint.as_str()));
+        let (key, fingerprint) = claim_args(claim);
         let reply: String = self
             .scripts
             .park_claim
@@ -216,28 +203,19 @@ impl RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let mut conn = self.conn.clone();
-        let due = self.due(&self.keys.parks_settled(), before, limit).await?;
         let now = Utc::now().timestamp_millis();
-        let mut pruned = Vec::new();
-        for id in due {
-            let done: i64 = self
-                .scripts
-                .park_prune
-                .key(self.keys.park(&id))
+        self.prune_due(&self.keys.parks_settled(), before, limit, |id| {
+            let mut call = self.scripts.park_prune.prepare_invoke();
+            call.key(self.keys.park(id))
                 .key(self.keys.deliveries())
                 .key(self.keys.parks_settled())
-                .key(self.keys.lease(&id))
-                .arg(&id)
+                .key(self.keys.lease(id))
+                .arg(id)
                 .arg(before.timestamp_millis())
-                .arg(now)
-                .invoke_async(&mut conn)
-                .await?;
-            if done == 1 {
-                pruned.push(id);
-            }
-        }
-        Ok(pruned)
+                .arg(now);
+            call
+        })
+        .await
     }
 
     /// After a settle whose script reported moving `ia`'s park: tell this worker's listeners.
