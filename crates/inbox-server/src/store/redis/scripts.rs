@@ -4,15 +4,86 @@
 
 use redis::Script;
 
-/// Appends one event to the stream, trimmed to about `maxlen` entries (`MAXLEN ~`: Redis
-/// trims whole radix-tree nodes, cheaply). Each entry carries `p`, the id of the entry before
-/// it, so a reader can tell exactly which ids the trimming took: see `events_after`.
-const APPEND: &str = r#"
-local function append(stream, maxlen, name, data)
+/// The events stream. `tail` is the id of its newest entry ("0-0" while it is empty).
+/// `append` appends one event, trimmed to about `maxlen` entries (`MAXLEN ~`: Redis trims
+/// whole radix-tree nodes, cheaply). Each entry carries `p`, the id of the entry before it, so
+/// a reader can tell exactly which ids the trimming took: see `events_after`.
+const STREAM: &str = r#"
+local function tail(stream)
   local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
-  local prev = '0-0'
-  if last[1] then prev = last[1][1] end
-  return redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'p', prev, 'n', name, 'd', data)
+  if last[1] then return last[1][1] end
+  return '0-0'
+end
+local function append(stream, maxlen, name, data)
+  return redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'p', tail(stream), 'n', name, 'd', data)
+end
+"#;
+
+/// Inline media: blob `i` of `n` (from 1) is stored under `KEYS[kbase + i]`, its content type
+/// and bytes taken from `ARGV[abase + 2i]` and `ARGV[abase + 2i + 1]`.
+const MEDIA: &str = r#"
+local function store_media(n, kbase, abase)
+  for i = 1, n do
+    redis.call('HSET', KEYS[kbase + i], 'ct', ARGV[abase + 2 * i], 'bytes', ARGV[abase + 1 + 2 * i])
+  end
+end
+"#;
+
+/// One new pending question, as a lone ask (INSERT) and each question of a park (PARK_INSERT)
+/// store it: its hash (`body`, `status`, `rank`), its place in the indexes "all" and "pending"
+/// and, with a deadline, the due set, its ticket, its media (see MEDIA) and its `add` event.
+/// Both scripts take the rank counter, the two indexes, the due set and the events as KEYS[2]
+/// to KEYS[6]. Returns the id of the `add` event.
+const QUESTION: &str = r#"
+local function store_question(maxlen, key, ticket_key, id, body, deadline, ticket, ticket_expiry, media, kbase, abase)
+  local rank = redis.call('INCR', KEYS[2])
+  redis.call('HSET', key, 'body', body, 'status', 'pending', 'rank', rank)
+  redis.call('ZADD', KEYS[3], rank, id)
+  redis.call('ZADD', KEYS[4], rank, id)
+  if deadline ~= '' then redis.call('ZADD', KEYS[5], deadline, id) end
+  if ticket ~= '' then redis.call('SET', ticket_key, ticket, 'PXAT', ticket_expiry) end
+  store_media(media, kbase, abase)
+  return append(KEYS[6], maxlen, 'add', body)
+end
+"#;
+
+/// Idempotency records: a hash per scope with `f:<key>` (the request's fingerprint) and
+/// `b:<key>` (what it returned). `earlier` is the record of `key` ({fingerprint, body}), nil
+/// for a new key or none (""); `replay` the reply to repeat for it, {"replayed", body} for the
+/// same fingerprint or {"conflict"} for another, nil when there is none; `remember` keeps this
+/// request's record (nothing without a key).
+const IDEMPOTENCY: &str = r#"
+local function earlier(records, key)
+  if key == '' then return nil end
+  local found = redis.call('HMGET', records, 'f:' .. key, 'b:' .. key)
+  if not found[1] then return nil end
+  return found
+end
+local function replay(records, key, fingerprint)
+  local found = earlier(records, key)
+  if not found then return nil end
+  if found[1] == fingerprint then return {'replayed', found[2]} end
+  return {'conflict'}
+end
+local function remember(records, key, fingerprint, body)
+  if key ~= '' then redis.call('HSET', records, 'f:' .. key, fingerprint, 'b:' .. key, body) end
+end
+"#;
+
+/// One page of a sorted set of ids by rank, newest first, below `below` ("+inf" for the first
+/// page, "(<rank>" after), and the stream's tail id, read at the same moment: {tail id, rank,
+/// record, rank, record, ...}, each record as `read(id)` gives it ("" when it is gone). The
+/// records are read by key names built in the script, which is fine on a single Redis (not on
+/// a cluster).
+const PAGE_FN: &str = r#"
+local function page(index, stream, below, count, read)
+  local out = {tail(stream)}
+  local ids = redis.call('ZREVRANGEBYSCORE', index, below, '-inf', 'WITHSCORES', 'LIMIT', 0, count)
+  for i = 1, #ids, 2 do
+    out[#out + 1] = ids[i + 1]
+    out[#out + 1] = read(ids[i]) or ''
+  end
+  return out
 end
 "#;
 
@@ -30,16 +101,7 @@ if tonumber(redis.call('GET', KEYS[8]) or '0') >= tonumber(ARGV[8]) then
   return {'at_limit'}
 end
 redis.call('INCR', KEYS[8])
-local rank = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'rank', rank)
-redis.call('ZADD', KEYS[3], rank, ARGV[1])
-redis.call('ZADD', KEYS[4], rank, ARGV[1])
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1]) end
-if ARGV[5] ~= '' then redis.call('SET', KEYS[7], ARGV[5], 'PXAT', ARGV[6]) end
-for i = 1, tonumber(ARGV[7]) do
-  redis.call('HSET', KEYS[8 + i], 'ct', ARGV[7 + 2 * i], 'bytes', ARGV[8 + 2 * i])
-end
-return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
+return {'added', store_question(ARGV[4], KEYS[1], KEYS[7], ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], tonumber(ARGV[7]), 8, 7)}
 "#;
 
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
@@ -56,13 +118,8 @@ return {'added', append(KEYS[6], ARGV[4], 'add', ARGV[2])}
 /// | {"not_found"} | {"past_deadline"} | {"stale"} (pending after all: the caller rebuilds and
 /// retries).
 const SETTLE: &str = r#"
-if ARGV[7] ~= '' then
-  local earlier = redis.call('HMGET', KEYS[6], 'f:' .. ARGV[7], 'b:' .. ARGV[7])
-  if earlier[1] then
-    if earlier[1] == ARGV[8] then return {'replayed', earlier[2]} end
-    return {'conflict'}
-  end
-end
+local replayed = replay(KEYS[6], ARGV[7], ARGV[8])
+if replayed then return replayed end
 local current = redis.call('HMGET', KEYS[1], 'status', 'body', 'rank')
 if not current[1] then return {'not_found'} end
 if current[1] ~= 'pending' then return {'final', current[2]} end
@@ -78,9 +135,7 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 if tonumber(redis.call('GET', KEYS[7]) or '0') > 0 then redis.call('DECR', KEYS[7]) end
 redis.call('ZADD', KEYS[8], ARGV[10], ARGV[1])
 local event_id = append(KEYS[5], ARGV[6], ARGV[4], ARGV[5])
-if ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[6], 'f:' .. ARGV[7], ARGV[8], 'b:' .. ARGV[7], ARGV[3])
-end
+remember(KEYS[6], ARGV[7], ARGV[8], ARGV[3])
 -- parks: record the resolution on the question's park in this same script (see PARK_RECORD).
 local park_moved = park_record(KEYS[9], ARGV[1], ARGV[11], ARGV[10], KEYS[10], ARGV[12], KEYS[11], KEYS[12], KEYS[13])
 return {'resolved', event_id, park_moved}
@@ -150,16 +205,7 @@ if continuation['kind'] == 'agui' then redis.call('HSET', KEYS[1], 'run', contin
 redis.call('INCRBY', KEYS[7], n)
 for q = 1, n do
   local k, a, media = plan[q][1], plan[q][2], plan[q][3]
-  local rank = redis.call('INCR', KEYS[2])
-  redis.call('HSET', KEYS[k], 'body', ARGV[a + 1], 'status', 'pending', 'rank', rank)
-  redis.call('ZADD', KEYS[3], rank, ARGV[a])
-  redis.call('ZADD', KEYS[4], rank, ARGV[a])
-  if ARGV[a + 2] ~= '' then redis.call('ZADD', KEYS[5], ARGV[a + 2], ARGV[a]) end
-  if ARGV[a + 3] ~= '' then redis.call('SET', KEYS[k + 1], ARGV[a + 3], 'PXAT', ARGV[a + 4]) end
-  for i = 1, media do
-    redis.call('HSET', KEYS[k + 1 + i], 'ct', ARGV[a + 4 + 2 * i], 'bytes', ARGV[a + 5 + 2 * i])
-  end
-  append(KEYS[6], ARGV[3], 'add', ARGV[a + 1])
+  store_question(ARGV[3], KEYS[k], KEYS[k + 1], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], media, k + 1, a + 4)
 end
 return 'ok'
 "#;
@@ -332,22 +378,13 @@ redis.call('HDEL', KEYS[4], ARGV[1])
 return 1
 "#;
 
-/// One page and the stream's tail id, read at the same moment.
-/// KEYS: the index to page through, events. ARGV: the exclusive upper rank ("+inf" for the
-/// first page, "(<rank>" after), how many to fetch, the interaction key prefix.
-/// Returns {tail id, rank, body, rank, body, ...}, newest first. The bodies are read by key
-/// names built here, which is fine on a single Redis (not on a cluster).
+/// One page of interactions and the stream's tail id (see PAGE_FN).
+/// KEYS: the index to page through, events. ARGV: the exclusive upper rank, how many to fetch,
+/// the interaction key prefix. Returns {tail id, rank, body, rank, body, ...}.
 const PAGE: &str = r#"
-local tail = '0-0'
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-if last[1] then tail = last[1][1] end
-local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
-local out = {tail}
-for i = 1, #ids, 2 do
-  out[#out + 1] = ids[i + 1]
-  out[#out + 1] = redis.call('HGET', ARGV[3] .. ids[i], 'body') or ''
-end
-return out
+return page(KEYS[1], KEYS[2], ARGV[1], ARGV[2], function(id)
+  return redis.call('HGET', ARGV[3] .. id, 'body')
+end)
 "#;
 
 /// A notification's whole JSON from its hash (see `Keys::notification`), or nil when absent:
@@ -369,13 +406,11 @@ end
 /// bytes) per blob.
 /// Returns {"created", json} | {"replayed", json} | {"conflict"} | {"at_limit"}.
 const NT_INSERT: &str = r#"
-if ARGV[6] ~= '' then
-  local earlier = redis.call('HMGET', KEYS[6], 'f:' .. ARGV[6], 'b:' .. ARGV[6])
-  if earlier[1] then
-    if earlier[1] ~= ARGV[7] then return {'conflict'} end
-    local body = nt_json(ARGV[8] .. earlier[2])
-    if body then return {'replayed', body} end
-  end
+local before = earlier(KEYS[6], ARGV[6])
+if before then
+  if before[1] ~= ARGV[7] then return {'conflict'} end
+  local body = nt_json(ARGV[8] .. before[2])
+  if body then return {'replayed', body} end
 end
 if tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[5]) then return {'at_limit'} end
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -386,12 +421,8 @@ redis.call('HSET', KEYS[1], 'head', ARGV[2], 'asker', ARGV[3], 'rank', rank, 'co
   'media', ARGV[9], 'idem', ARGV[6])
 redis.call('ZADD', KEYS[3], rank, ARGV[1])
 redis.call('INCR', KEYS[4])
-for i = 1, tonumber(ARGV[10]) do
-  redis.call('HSET', KEYS[6 + i], 'ct', ARGV[9 + 2 * i], 'bytes', ARGV[10 + 2 * i])
-end
-if ARGV[6] ~= '' then
-  redis.call('HSET', KEYS[6], 'f:' .. ARGV[6], ARGV[7], 'b:' .. ARGV[6], ARGV[1])
-end
+store_media(tonumber(ARGV[10]), 6, 9)
+remember(KEYS[6], ARGV[6], ARGV[7], ARGV[1])
 local body = nt_json(KEYS[1])
 append(KEYS[5], ARGV[4], 'notification_added', body)
 return {'created', body}
@@ -425,41 +456,27 @@ return {'changed', body}
 /// ARGV: submission JSON up to its ordinal, idempotency key (or ""), fingerprint, limit, maxlen.
 /// Returns {"submitted", json} | {"replayed", json} | {"conflict"} | {"at_limit"} | {"not_found"}.
 const NT_SUBMIT: &str = r#"
-if ARGV[2] ~= '' then
-  local earlier = redis.call('HMGET', KEYS[3], 'f:' .. ARGV[2], 'b:' .. ARGV[2])
-  if earlier[1] then
-    if earlier[1] == ARGV[3] then return {'replayed', earlier[2]} end
-    return {'conflict'}
-  end
-end
+local replayed = replay(KEYS[3], ARGV[2], ARGV[3])
+if replayed then return replayed end
 local state = redis.call('HMGET', KEYS[1], 'asker', 'dismissed_at', 'count')
 if not state[1] or state[2] then return {'not_found'} end
 if tonumber(state[3] or '0') >= tonumber(ARGV[4]) then return {'at_limit'} end
 local ordinal = redis.call('HINCRBY', KEYS[1], 'count', 1)
 local body = ARGV[1] .. ',"ordinal":' .. ordinal .. '}'
 redis.call('RPUSH', KEYS[2], body)
-if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[3], 'f:' .. ARGV[2], ARGV[3], 'b:' .. ARGV[2], body)
-end
+remember(KEYS[3], ARGV[2], ARGV[3], body)
 append(KEYS[4], ARGV[5], 'submitted', body)
 append(KEYS[4], ARGV[5], 'notification_updated', nt_json(KEYS[1]))
 return {'submitted', body}
 "#;
 
-/// Outstanding notifications, newest first, and the stream's tail id, read at one moment.
-/// KEYS: outstanding set, events. ARGV: exclusive upper rank ("+inf" or "(<rank>"), how many,
-/// the notification key prefix. Returns {tail id, rank, json, rank, json, ...}.
+/// Outstanding notifications and the stream's tail id (see PAGE_FN).
+/// KEYS: outstanding set, events. ARGV: exclusive upper rank, how many, the notification key
+/// prefix. Returns {tail id, rank, json, rank, json, ...}.
 const NT_PAGE: &str = r#"
-local tail = '0-0'
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-if last[1] then tail = last[1][1] end
-local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
-local out = {tail}
-for i = 1, #ids, 2 do
-  out[#out + 1] = ids[i + 1]
-  out[#out + 1] = nt_json(ARGV[3] .. ids[i]) or ''
-end
-return out
+return page(KEYS[1], KEYS[2], ARGV[1], ARGV[2], function(id)
+  return nt_json(ARGV[3] .. id)
+end)
 "#;
 
 /// Deletes a dismissed notification with its media, submissions and idempotency records.
@@ -533,26 +550,26 @@ pub struct Scripts {
 impl Scripts {
     pub fn new() -> Scripts {
         Scripts {
-            insert: Script::new(&format!("{APPEND}{INSERT}")),
-            settle: Script::new(&format!("{APPEND}{PARK_RECORD}{SETTLE}")),
-            prune: Script::new(&format!("{APPEND}{PRUNE}")),
-            page: Script::new(PAGE),
-            park_insert: Script::new(&format!("{APPEND}{PARK_INSERT}")),
+            insert: Script::new(&format!("{STREAM}{MEDIA}{QUESTION}{INSERT}")),
+            settle: Script::new(&format!("{STREAM}{IDEMPOTENCY}{PARK_RECORD}{SETTLE}")),
+            prune: Script::new(&format!("{STREAM}{PRUNE}")),
+            page: Script::new(&format!("{STREAM}{PAGE_FN}{PAGE}")),
+            park_insert: Script::new(&format!("{STREAM}{MEDIA}{QUESTION}{PARK_INSERT}")),
             park_claim: Script::new(PARK_CLAIM),
             delivery_lease: Script::new(DELIVERY_LEASE),
             delivery_finish: Script::new(DELIVERY_FINISH),
             delivery_redeliver: Script::new(DELIVERY_REDELIVER),
-            nt_insert: Script::new(&format!("{APPEND}{NT_JSON}{NT_INSERT}")),
-            nt_mark: Script::new(&format!("{APPEND}{NT_JSON}{NT_MARK}")),
-            nt_submit: Script::new(&format!("{APPEND}{NT_JSON}{NT_SUBMIT}")),
-            nt_page: Script::new(&format!("{NT_JSON}{NT_PAGE}")),
+            nt_insert: Script::new(&format!("{STREAM}{MEDIA}{IDEMPOTENCY}{NT_JSON}{NT_INSERT}")),
+            nt_mark: Script::new(&format!("{STREAM}{NT_JSON}{NT_MARK}")),
+            nt_submit: Script::new(&format!("{STREAM}{IDEMPOTENCY}{NT_JSON}{NT_SUBMIT}")),
+            nt_page: Script::new(&format!("{STREAM}{NT_JSON}{PAGE_FN}{NT_PAGE}")),
             nt_prune: Script::new(NT_PRUNE),
             agui_insert: Script::new(AGUI_INSERT),
             agui_finish: Script::new(&format!("{AGUI_FINISH_FN}{AGUI_FINISH}")),
             // PARK_INSERT as a function: its refusals come before its writes, so returning one
             // from here leaves nothing behind.
             agui_interrupt: Script::new(&format!(
-                "{APPEND}local function park_insert()\n{PARK_INSERT}\nend\n{AGUI_FINISH_FN}{AGUI_INTERRUPT}"
+                "{STREAM}{MEDIA}{QUESTION}local function park_insert()\n{PARK_INSERT}\nend\n{AGUI_FINISH_FN}{AGUI_INTERRUPT}"
             )),
             agui_retry: Script::new(AGUI_RETRY),
             agui_progress: Script::new(AGUI_PROGRESS),
