@@ -191,11 +191,7 @@ struct Outbox<'a> {
 
 impl Outbox<'_> {
     /// Append `event` in `tx` (pruning beyond the retention), to publish after commit.
-    fn append(
-        &mut self,
-        tx: &Transaction<'_>,
-        event: StreamEvent,
-    ) -> Result<(), StoreError> {
+    fn append(&mut self, tx: &Transaction<'_>, event: StreamEvent) -> Result<(), StoreError> {
         let stored = self.inner.append_event(tx, event)?;
         self.events.push(stored);
         Ok(())
@@ -259,8 +255,11 @@ impl Inner {
 /// them from the stored bodies (a question resolved before counts as resolved now), and index
 /// them.
 fn migrate_asker_and_resolved_at(conn: &Connection) -> Result<(), StoreError> {
-    let columns: Vec<String> =
-        rows::column(conn, "SELECT name FROM pragma_table_info('interactions')", [])?;
+    let columns: Vec<String> = rows::column(
+        conn,
+        "SELECT name FROM pragma_table_info('interactions')",
+        [],
+    )?;
     if !columns.iter().any(|c| c == "asker") {
         conn.execute_batch(
             "ALTER TABLE interactions ADD COLUMN asker TEXT;
@@ -768,7 +767,8 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| park::prune(tx, before, limit)).await
+        self.write(move |tx, _| park::prune(tx, before, limit))
+            .await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {

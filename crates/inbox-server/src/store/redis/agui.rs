@@ -60,7 +60,12 @@ impl RedisStore {
         lease: std::time::Duration,
     ) -> Result<Option<AguiTurn>, StoreError> {
         let Some((id, token)) = self
-            .lease_next(self.keys.agui_turns(), self.keys.agui_lease_prefix(), now, lease)
+            .lease_next(
+                self.keys.agui_turns(),
+                self.keys.agui_lease_prefix(),
+                now,
+                lease,
+            )
             .await?
         else {
             return Ok(None);
