@@ -6,6 +6,7 @@
 mod agui;
 mod notification;
 mod park;
+mod queue;
 mod rows;
 
 use std::path::Path;
@@ -22,8 +23,8 @@ use tokio::sync::broadcast;
 
 use super::{
     AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus,
-    LiveEvent, NewAguiRun, NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome, Store,
-    StoreError, StoredEvent, StoredMedia, TicketMatch, TurnResult, page, transition,
+    LiveEvent, MediaBlob, NewAguiRun, NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome,
+    Store, StoreError, StoredEvent, StoredMedia, TicketMatch, TurnResult, page, transition,
 };
 use super::{CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome};
 
@@ -369,6 +370,18 @@ fn save_status(
     Ok(changed == 1)
 }
 
+/// Store the inline media of a question or a notification (`owner`: its id, which pruning
+/// deletes the media by).
+fn insert_media(tx: &Transaction<'_>, owner: &str, media: &[MediaBlob]) -> Result<(), StoreError> {
+    for blob in media {
+        tx.execute(
+            "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
+            params![blob.id, owner, blob.content_type, blob.bytes],
+        )?;
+    }
+    Ok(())
+}
+
 /// Store one question (its row, media and ticket) in the caller's transaction, refusing it when
 /// its asker is at the pending limit — counted in the same transaction, so racing asks cannot
 /// pass it. A lone ask and each question of a park go through here. Returns the `add` event to
@@ -400,12 +413,7 @@ fn insert_question(
             ia.asker
         ],
     )?;
-    for blob in &ask.media {
-        tx.execute(
-            "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
-            params![blob.id, ia.id, blob.content_type, blob.bytes],
-        )?;
-    }
+    insert_media(tx, &ia.id, &ask.media)?;
     if let Some(ticket) = &ask.ticket {
         let verifier = ticket
             .verifier

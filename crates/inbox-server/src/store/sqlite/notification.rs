@@ -112,12 +112,7 @@ pub(super) fn insert(
         "INSERT INTO notifications (id, asker, body) VALUES (?1, ?2, ?3)",
         params![n.id, n.asker, serde_json::to_string(n)?],
     )?;
-    for blob in &new.media {
-        tx.execute(
-            "INSERT INTO media (id, interaction_id, content_type, bytes) VALUES (?1, ?2, ?3, ?4)",
-            params![blob.id, n.id, blob.content_type, blob.bytes],
-        )?;
-    }
+    super::insert_media(tx, &n.id, &new.media)?;
     if let Some(claim) = claim {
         remember(tx, &scope, claim, &n.id, &n.id)?;
     }
