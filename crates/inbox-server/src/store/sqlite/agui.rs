@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::queue::TURNS;
 use super::{Outbox, rows};
 use crate::store::StoreError;
 use crate::store::agui::{AguiTurn, NewAguiRun, TurnResult};
@@ -87,16 +88,14 @@ pub(super) fn lease(
     lease_ms: i64,
     token: &str,
 ) -> Result<Option<AguiTurn>, StoreError> {
-    let due: Option<(String, i64)> = tx
-        .query_row(
-            "SELECT run_id, attempts FROM agui_turns WHERE due_at <= ?1 ORDER BY due_at LIMIT 1",
-            [now.timestamp_millis()],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?;
-    let Some((run_id, attempts)) = due else {
+    let Some(run_id) = TURNS.next_due(tx, now)? else {
         return Ok(None);
     };
+    let attempts: i64 = tx.query_row(
+        "SELECT attempts FROM agui_turns WHERE run_id = ?1",
+        [&run_id],
+        |row| row.get(0),
+    )?;
     let row: Option<(String, String, String)> = tx
         .query_row(
             "SELECT body, input, headers FROM agui_runs WHERE id = ?1",
@@ -105,12 +104,12 @@ pub(super) fn lease(
         )
         .optional()?;
     let Some((body, input, headers)) = row else {
-        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        TURNS.remove(tx, &run_id)?;
         return Ok(None);
     };
     let run: AguiRun = serde_json::from_str(&body)?;
     if run.status.is_final() {
-        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        TURNS.remove(tx, &run_id)?;
         return Ok(None);
     }
     let resume = match &run.park_id {
@@ -120,17 +119,10 @@ pub(super) fn lease(
     };
     if run.status == AguiRunStatus::Interrupted && resume.is_none() {
         // Queued while its park is still open: nothing to send yet.
-        tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [&run_id])?;
+        TURNS.remove(tx, &run_id)?;
         return Ok(None);
     }
-    tx.execute(
-        "UPDATE agui_turns SET due_at = ?2, lease_token = ?3 WHERE run_id = ?1",
-        params![
-            run_id,
-            now.timestamp_millis().saturating_add(lease_ms),
-            token
-        ],
-    )?;
+    TURNS.lease(tx, &run_id, now, lease_ms, token)?;
     Ok(Some(AguiTurn {
         run,
         input: serde_json::from_str(&input)?,
@@ -151,12 +143,7 @@ pub(super) fn finish(
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let id = &turn.run.id;
-    if !rows::holds_lease(
-        tx,
-        "SELECT lease_token FROM agui_turns WHERE run_id = ?1",
-        id,
-        &turn.lease,
-    )? {
+    if !TURNS.holds(tx, id, &turn.lease)? {
         return Ok(false);
     }
     let now_ms = now.timestamp_millis();
@@ -169,10 +156,10 @@ pub(super) fn finish(
     match result {
         TurnResult::Interrupted { park, .. } => {
             super::park::insert(tx, out, park)?;
-            tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [id])?;
+            TURNS.remove(tx, id)?;
         }
         TurnResult::Finished { .. } => {
-            tx.execute("DELETE FROM agui_turns WHERE run_id = ?1", [id])?;
+            TURNS.remove(tx, id)?;
         }
         TurnResult::Retry { at, .. } => {
             tx.execute(
@@ -220,10 +207,7 @@ pub(super) fn retry(
         "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
         params![id, serde_json::to_string(&run)?],
     )?;
-    tx.execute(
-        "INSERT OR REPLACE INTO agui_turns (run_id, due_at, attempts) VALUES (?1, ?2, 0)",
-        params![id, now.timestamp_millis()],
-    )?;
+    TURNS.requeue(tx, id, now)?;
     Ok(Some(run))
 }
 

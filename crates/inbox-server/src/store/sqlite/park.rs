@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Interaction, Park};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::queue::DELIVERIES;
 use super::{Outbox, rows};
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id, resolution_of,
@@ -173,30 +174,16 @@ pub(super) fn lease(
     lease_ms: i64,
     token: &str,
 ) -> Result<Option<Delivery>, StoreError> {
-    let due: Option<String> = tx
-        .query_row(
-            "SELECT park_id FROM park_deliveries WHERE due_at <= ?1 ORDER BY due_at LIMIT 1",
-            [now.timestamp_millis()],
-            |row| row.get(0),
-        )
-        .optional()?;
-    let Some(park_id) = due else {
+    let Some(park_id) = DELIVERIES.next_due(tx, now)? else {
         return Ok(None);
     };
-    tx.execute(
-        "UPDATE park_deliveries SET due_at = ?2, lease_token = ?3 WHERE park_id = ?1",
-        params![
-            park_id,
-            now.timestamp_millis().saturating_add(lease_ms),
-            token
-        ],
-    )?;
+    DELIVERIES.lease(tx, &park_id, now, lease_ms, token)?;
     let Some(park) = load(tx, &park_id)? else {
-        tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [&park_id])?;
+        DELIVERIES.remove(tx, &park_id)?;
         return Ok(None);
     };
     let inbox_protocol::Continuation::Webhook { url } = park.continuation.clone() else {
-        tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [&park_id])?;
+        DELIVERIES.remove(tx, &park_id)?;
         return Ok(None);
     };
     Ok(Some(Delivery {
@@ -216,12 +203,7 @@ pub(super) fn finish(
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let id = &delivery.park.id;
-    if !rows::holds_lease(
-        tx,
-        "SELECT lease_token FROM park_deliveries WHERE park_id = ?1",
-        id,
-        &delivery.lease,
-    )? {
+    if !DELIVERIES.holds(tx, id, &delivery.lease)? {
         return Ok(false);
     }
     let now_ms = now.timestamp_millis();
@@ -232,7 +214,7 @@ pub(super) fn finish(
                  last_error = NULL WHERE id = ?1",
                 params![id, now_ms],
             )?;
-            tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [id])?;
+            DELIVERIES.remove(tx, id)?;
         }
         DeliveryResult::Retry { at, error } => {
             tx.execute(
@@ -250,7 +232,7 @@ pub(super) fn finish(
                  WHERE id = ?1",
                 params![id, error],
             )?;
-            tx.execute("DELETE FROM park_deliveries WHERE park_id = ?1", [id])?;
+            DELIVERIES.remove(tx, id)?;
         }
     }
     Ok(true)
@@ -290,10 +272,7 @@ pub(super) fn redeliver(
         [id],
     )?;
     if moved == 1 {
-        tx.execute(
-            "INSERT OR REPLACE INTO park_deliveries (park_id, due_at) VALUES (?1, ?2)",
-            params![id, now.timestamp_millis()],
-        )?;
+        DELIVERIES.requeue(tx, id, now)?;
     }
     Ok(moved == 1)
 }

@@ -1,6 +1,6 @@
 //! Reading rows back, the same way for every table: records are kept as JSON text in one
-//! column, so one record, one column of every row, a page of `(rank, body)` rows and a lease
-//! check are each decoded here once.
+//! column, so one record, one column of every row, a count against a cap and a page of
+//! `(rank, body)` rows are each decoded here once.
 
 use rusqlite::types::FromSql;
 use rusqlite::{Connection, OptionalExtension, Params, Rows};
@@ -70,16 +70,4 @@ pub(super) fn page<T: DeserializeOwned>(
 /// How many rows to read for a page of `limit`: one more tells whether there is a next page.
 pub(super) fn page_fetch(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1
-}
-
-/// Whether `lease` is still the lease on the queue row `sql` selects (`SELECT lease_token …`):
-/// a driver whose lease ran out and was taken over must change nothing.
-pub(super) fn holds_lease(
-    conn: &Connection,
-    sql: &str,
-    key: &str,
-    lease: &str,
-) -> Result<bool, StoreError> {
-    let held: Option<Option<String>> = conn.query_row(sql, [key], |row| row.get(0)).optional()?;
-    Ok(held.flatten().as_deref() == Some(lease))
 }
