@@ -248,6 +248,62 @@ impl RedisStore {
         Ok((!id.is_empty()).then_some((id, token)))
     }
 
+    /// The keys every script that stores questions takes as KEYS[2] to KEYS[6] (see
+    /// `scripts::QUESTION`): the rank counter, the indexes "all" and "pending", the due set and
+    /// the events.
+    fn push_question_sets(&self, call: &mut ScriptInvocation<'_>) {
+        call.key(self.keys.rank())
+            .key(self.keys.index(inbox_protocol::StatusFilter::All))
+            .key(self.keys.status_index(Status::Pending))
+            .key(self.keys.due())
+            .key(self.keys.events());
+    }
+
+    /// One question's keys (its interaction, its ticket — any key without one — and its media)
+    /// and args (id, body, deadline in unix ms or "", the ticket's record as stored under its
+    /// hash or "", the ticket's expiry in unix ms or 0, the media count, then each blob), as
+    /// `store_question` reads them.
+    fn push_question(
+        &self,
+        call: &mut ScriptInvocation<'_>,
+        ask: &NewAsk,
+    ) -> Result<(), StoreError> {
+        let ia = &ask.interaction;
+        let ticket_record = ask
+            .ticket
+            .as_ref()
+            .map(|t| {
+                serde_json::to_string(&StoredTicket {
+                    interaction_id: ia.id.clone(),
+                    expires_at: t.expires_at.timestamp_millis(),
+                    verifier: t.verifier.clone(),
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
+        call.key(self.keys.interaction(&ia.id))
+            .key(
+                self.keys
+                    .ticket(ask.ticket.as_ref().map_or("", |t| t.hash.as_str())),
+            )
+            .arg(&ia.id)
+            .arg(serde_json::to_string(ia)?)
+            .arg(
+                ia.expires_at
+                    .map(|t| t.timestamp_millis().to_string())
+                    .unwrap_or_default(),
+            )
+            .arg(ticket_record)
+            .arg(
+                ask.ticket
+                    .as_ref()
+                    .map_or(0, |t| t.expires_at.timestamp_millis()),
+            )
+            .arg(ask.media.len());
+        self.push_media(call, &ask.media);
+        Ok(())
+    }
+
     /// Add each blob's key, content type and bytes to a script call (the insert scripts store
     /// them in one `HSET` each).
     fn push_media(&self, call: &mut ScriptInvocation<'_>, media: &[MediaBlob]) {
@@ -354,73 +410,15 @@ fn parse_rank(score: &str) -> Option<i64> {
         .or_else(|| score.parse::<f64>().ok().map(|f| f as i64))
 }
 
-/// What the insert scripts (a lone ask's and a park's) take for one question, built once.
-pub(super) struct QuestionArgs<'a> {
-    pub body: String,
-    /// Unix ms, or "" for no deadline.
-    pub deadline: String,
-    /// The ticket's record as stored under its hash (JSON), or "" for none.
-    pub ticket_record: String,
-    /// Unix ms the ticket key expires at (0 without a ticket).
-    pub ticket_expiry: i64,
-    /// The ticket's hash ("" without one: the script then ignores the key).
-    pub ticket_hash: &'a str,
-}
-
-impl<'a> QuestionArgs<'a> {
-    pub(super) fn of(ask: &'a NewAsk) -> Result<QuestionArgs<'a>, StoreError> {
-        let ia = &ask.interaction;
-        let ticket_record = ask
-            .ticket
-            .as_ref()
-            .map(|t| {
-                serde_json::to_string(&StoredTicket {
-                    interaction_id: ia.id.clone(),
-                    expires_at: t.expires_at.timestamp_millis(),
-                    verifier: t.verifier.clone(),
-                })
-            })
-            .transpose()?
-            .unwrap_or_default();
-        Ok(QuestionArgs {
-            body: serde_json::to_string(ia)?,
-            deadline: ia
-                .expires_at
-                .map(|t| t.timestamp_millis().to_string())
-                .unwrap_or_default(),
-            ticket_record,
-            ticket_expiry: ask
-                .ticket
-                .as_ref()
-                .map_or(0, |t| t.expires_at.timestamp_millis()),
-            ticket_hash: ask.ticket.as_ref().map_or("", |t| t.hash.as_str()),
-        })
-    }
-}
-
 #[async_trait]
 impl Store for RedisStore {
     async fn insert_ask(&self, ask: NewAsk) -> Result<Interaction, StoreError> {
-        let ia = &ask.interaction;
-        let question = QuestionArgs::of(&ask)?;
         let mut call = self.scripts.insert.prepare_invoke();
-        call.key(self.keys.interaction(&ia.id))
-            .key(self.keys.rank())
-            .key(self.keys.index(inbox_protocol::StatusFilter::All))
-            .key(self.keys.status_index(Status::Pending))
-            .key(self.keys.due())
-            .key(self.keys.events())
-            .key(self.keys.ticket(question.ticket_hash))
-            .arg(&ia.id)
-            .arg(question.body)
-            .arg(question.deadline)
-            .arg(self.retention)
-            .arg(question.ticket_record)
-            .arg(question.ticket_expiry)
-            .arg(ask.media.len())
-            .key(self.keys.pending_of(&ia.asker))
+        call.key(self.keys.pending_of(&ask.interaction.asker));
+        self.push_question_sets(&mut call);
+        call.arg(self.retention)
             .arg(ask.pending_limit.min(i64::MAX as usize));
-        self.push_media(&mut call, &ask.media);
+        self.push_question(&mut call, &ask)?;
         let reply: Vec<String> = call.invoke_async(&mut self.conn.clone()).await?;
         match reply.first().map(String::as_str) {
             Some("added") => Ok(ask.interaction),

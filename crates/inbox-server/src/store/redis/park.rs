@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
 
-use super::{QuestionArgs, RedisStore, claim_args, unexpected_reply};
+use super::{RedisStore, claim_args, unexpected_reply};
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id,
 };
@@ -40,29 +40,15 @@ impl RedisStore {
             .min()
             .unwrap_or(usize::MAX);
         let mut call = script.prepare_invoke();
-        call.key(self.keys.park(&new.park.id))
-            .key(self.keys.rank())
-            .key(self.keys.index(inbox_protocol::StatusFilter::All))
-            .key(self.keys.status_index(inbox_protocol::Status::Pending))
-            .key(self.keys.due())
-            .key(self.keys.events())
-            .key(self.keys.pending_of(&new.park.asker))
+        call.key(self.keys.park(&new.park.id));
+        self.push_question_sets(&mut call);
+        call.key(self.keys.pending_of(&new.park.asker))
             .arg(serde_json::to_string(&new.park)?)
             .arg(new.asks.len())
             .arg(self.retention)
             .arg(pending_limit.min(i64::MAX as usize));
         for ask in &new.asks {
-            let ia = &ask.interaction;
-            let question = QuestionArgs::of(ask)?;
-            call.key(self.keys.interaction(&ia.id))
-                .key(self.keys.ticket(question.ticket_hash))
-                .arg(&ia.id)
-                .arg(question.body)
-                .arg(question.deadline)
-                .arg(question.ticket_record)
-                .arg(question.ticket_expiry)
-                .arg(ask.media.len());
-            self.push_media(&mut call, &ask.media);
+            self.push_question(&mut call, ask)?;
         }
         Ok((call, pending_limit))
     }

@@ -33,16 +33,20 @@ end
 /// store it: its hash (`body`, `status`, `rank`), its place in the indexes "all" and "pending"
 /// and, with a deadline, the due set, its ticket, its media (see MEDIA) and its `add` event.
 /// Both scripts take the rank counter, the two indexes, the due set and the events as KEYS[2]
-/// to KEYS[6]. Returns the id of the `add` event.
+/// to KEYS[6]. The question's own keys start at KEYS[k]: its interaction, its ticket (any key
+/// when none), one per media blob; its args at ARGV[a]: id, body, deadline in unix ms (or ""),
+/// ticket record (or ""), ticket expiry in unix ms, media count, then (content type, bytes)
+/// per blob (`RedisStore::push_question`). Returns the id of the `add` event.
 const QUESTION: &str = r#"
-local function store_question(maxlen, key, ticket_key, id, body, deadline, ticket, ticket_expiry, media, kbase, abase)
+local function store_question(maxlen, k, a)
+  local id, body = ARGV[a], ARGV[a + 1]
   local rank = redis.call('INCR', KEYS[2])
-  redis.call('HSET', key, 'body', body, 'status', 'pending', 'rank', rank)
+  redis.call('HSET', KEYS[k], 'body', body, 'status', 'pending', 'rank', rank)
   redis.call('ZADD', KEYS[3], rank, id)
   redis.call('ZADD', KEYS[4], rank, id)
-  if deadline ~= '' then redis.call('ZADD', KEYS[5], deadline, id) end
-  if ticket ~= '' then redis.call('SET', ticket_key, ticket, 'PXAT', ticket_expiry) end
-  store_media(media, kbase, abase)
+  if ARGV[a + 2] ~= '' then redis.call('ZADD', KEYS[5], ARGV[a + 2], id) end
+  if ARGV[a + 3] ~= '' then redis.call('SET', KEYS[k + 1], ARGV[a + 3], 'PXAT', ARGV[a + 4]) end
+  store_media(tonumber(ARGV[a + 5]), k + 1, a + 4)
   return append(KEYS[6], maxlen, 'add', body)
 end
 "#;
@@ -87,21 +91,19 @@ local function page(index, stream, below, count, read)
 end
 "#;
 
-/// KEYS: interaction, rank counter, index "all", index "pending", due set, events, ticket,
-/// the asker's pending counter, then one key per media blob.
-/// ARGV: id, body, deadline in unix ms (or ""), maxlen, the ticket record (or "" for none),
-/// the ticket's expiry in unix ms, media count, the asker's pending limit, then content type
-/// and bytes of each blob.
+/// KEYS: the asker's pending counter, rank counter, index "all", index "pending", due set,
+/// events, then the question's keys (see QUESTION).
+/// ARGV: maxlen, the asker's pending limit, then the question's args (see QUESTION).
 /// Returns {"added", id of the `add` event} | {"at_limit"}.
 const INSERT: &str = r#"
-if redis.call('EXISTS', KEYS[1]) == 1 then
+if redis.call('EXISTS', KEYS[7]) == 1 then
   return redis.error_reply('ERR interaction id already stored')
 end
-if tonumber(redis.call('GET', KEYS[8]) or '0') >= tonumber(ARGV[8]) then
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then
   return {'at_limit'}
 end
-redis.call('INCR', KEYS[8])
-return {'added', store_question(ARGV[4], KEYS[1], KEYS[7], ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6], tonumber(ARGV[7]), 8, 7)}
+redis.call('INCR', KEYS[1])
+return {'added', store_question(ARGV[1], 7, 3)}
 "#;
 
 /// Moves a pending interaction to a final state; the status check is the single-winner rule.
@@ -176,11 +178,9 @@ end
 /// script that fails half-way would leave its earlier writes (Redis does not roll back), so
 /// the one refusal it can meet comes first.
 /// KEYS: park, rank counter, index "all", index "pending", due set, events, the asker's
-/// pending counter, then per question: its interaction key, its ticket key (any key when
-/// none), one key per media blob.
-/// ARGV: park body, question count, maxlen, the asker's pending limit, then per question: id,
-/// body, deadline in unix ms, ticket record (or ""), ticket expiry in unix ms, media count,
-/// then (content type, bytes) per blob.
+/// pending counter, then each question's keys (see QUESTION).
+/// ARGV: park body, question count, maxlen, the asker's pending limit, then each question's
+/// args (see QUESTION).
 /// Returns "ok" | "at_limit" (the asker's pending questions and these would pass the limit).
 const PARK_INSERT: &str = r#"
 local n = tonumber(ARGV[2])
@@ -191,7 +191,7 @@ local plan = {}
 local k, a = 8, 5
 for q = 1, n do
   local media = tonumber(ARGV[a + 5])
-  plan[q] = {k, a, media}
+  plan[q] = {k, a}
   if redis.call('EXISTS', KEYS[k]) == 1 then
     return redis.error_reply('ERR interaction id already stored')
   end
@@ -204,8 +204,8 @@ redis.call('HSET', KEYS[1], 'body', ARGV[1], 'status', 'parked', 'total', n, 're
 if continuation['kind'] == 'agui' then redis.call('HSET', KEYS[1], 'run', continuation['run_id']) end
 redis.call('INCRBY', KEYS[7], n)
 for q = 1, n do
-  local k, a, media = plan[q][1], plan[q][2], plan[q][3]
-  store_question(ARGV[3], KEYS[k], KEYS[k + 1], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], media, k + 1, a + 4)
+  local k, a = plan[q][1], plan[q][2]
+  store_question(ARGV[3], k, a)
 end
 return 'ok'
 "#;
