@@ -522,59 +522,48 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 "#;
 
-/// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
-pub struct Scripts {
-    pub insert: Script,
-    pub settle: Script,
-    pub prune: Script,
-    pub page: Script,
-    pub park_insert: Script,
-    pub park_claim: Script,
-    pub delivery_lease: Script,
-    pub delivery_finish: Script,
-    pub delivery_redeliver: Script,
-    pub nt_insert: Script,
-    pub nt_mark: Script,
-    pub nt_submit: Script,
-    pub nt_page: Script,
-    pub nt_prune: Script,
-    pub agui_insert: Script,
-    pub agui_finish: Script,
-    pub agui_interrupt: Script,
-    pub agui_retry: Script,
-    pub agui_progress: Script,
-    pub agui_prune: Script,
-    pub park_prune: Script,
+/// Declares the scripts, each name once with the fragments it is spliced from, in order (a
+/// fragment defines the Lua functions the later parts call).
+macro_rules! scripts {
+    ($($(#[$doc:meta])* $name:ident = $($part:expr),+;)*) => {
+        /// Compiled once per store; `invoke_async` loads a script again after a Redis restart.
+        pub struct Scripts {
+            $($(#[$doc])* pub $name: Script,)*
+        }
+
+        impl Scripts {
+            pub fn new() -> Scripts {
+                Scripts {
+                    $($name: Script::new(&[$($part),+].concat()),)*
+                }
+            }
+        }
+    };
 }
 
-impl Scripts {
-    pub fn new() -> Scripts {
-        Scripts {
-            insert: Script::new(&format!("{STREAM}{MEDIA}{QUESTION}{INSERT}")),
-            settle: Script::new(&format!("{STREAM}{IDEMPOTENCY}{PARK_RECORD}{SETTLE}")),
-            prune: Script::new(&format!("{STREAM}{PRUNE}")),
-            page: Script::new(&format!("{STREAM}{PAGE_FN}{PAGE}")),
-            park_insert: Script::new(&format!("{STREAM}{MEDIA}{QUESTION}{PARK_INSERT}")),
-            park_claim: Script::new(PARK_CLAIM),
-            delivery_lease: Script::new(DELIVERY_LEASE),
-            delivery_finish: Script::new(DELIVERY_FINISH),
-            delivery_redeliver: Script::new(DELIVERY_REDELIVER),
-            nt_insert: Script::new(&format!("{STREAM}{MEDIA}{IDEMPOTENCY}{NT_JSON}{NT_INSERT}")),
-            nt_mark: Script::new(&format!("{STREAM}{NT_JSON}{NT_MARK}")),
-            nt_submit: Script::new(&format!("{STREAM}{IDEMPOTENCY}{NT_JSON}{NT_SUBMIT}")),
-            nt_page: Script::new(&format!("{STREAM}{NT_JSON}{PAGE_FN}{NT_PAGE}")),
-            nt_prune: Script::new(NT_PRUNE),
-            agui_insert: Script::new(AGUI_INSERT),
-            agui_finish: Script::new(&format!("{AGUI_FINISH_FN}{AGUI_FINISH}")),
-            // PARK_INSERT as a function: its refusals come before its writes, so returning one
-            // from here leaves nothing behind.
-            agui_interrupt: Script::new(&format!(
-                "{STREAM}{MEDIA}{QUESTION}local function park_insert()\n{PARK_INSERT}\nend\n{AGUI_FINISH_FN}{AGUI_INTERRUPT}"
-            )),
-            agui_retry: Script::new(AGUI_RETRY),
-            agui_progress: Script::new(AGUI_PROGRESS),
-            agui_prune: Script::new(AGUI_PRUNE),
-            park_prune: Script::new(PARK_PRUNE),
-        }
-    }
+scripts! {
+    insert = STREAM, MEDIA, QUESTION, INSERT;
+    settle = STREAM, IDEMPOTENCY, PARK_RECORD, SETTLE;
+    prune = STREAM, PRUNE;
+    page = STREAM, PAGE_FN, PAGE;
+    park_insert = STREAM, MEDIA, QUESTION, PARK_INSERT;
+    park_claim = PARK_CLAIM;
+    delivery_lease = DELIVERY_LEASE;
+    delivery_finish = DELIVERY_FINISH;
+    delivery_redeliver = DELIVERY_REDELIVER;
+    nt_insert = STREAM, MEDIA, IDEMPOTENCY, NT_JSON, NT_INSERT;
+    nt_mark = STREAM, NT_JSON, NT_MARK;
+    nt_submit = STREAM, IDEMPOTENCY, NT_JSON, NT_SUBMIT;
+    nt_page = STREAM, NT_JSON, PAGE_FN, NT_PAGE;
+    nt_prune = NT_PRUNE;
+    agui_insert = AGUI_INSERT;
+    agui_finish = AGUI_FINISH_FN, AGUI_FINISH;
+    /// PARK_INSERT as a function: its refusals come before its writes, so returning one from
+    /// there leaves nothing behind.
+    agui_interrupt = STREAM, MEDIA, QUESTION, "local function park_insert()\n", PARK_INSERT,
+        "\nend\n", AGUI_FINISH_FN, AGUI_INTERRUPT;
+    agui_retry = AGUI_RETRY;
+    agui_progress = AGUI_PROGRESS;
+    agui_prune = AGUI_PRUNE;
+    park_prune = PARK_PRUNE;
 }
