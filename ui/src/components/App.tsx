@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Backend } from "../backend/Backend";
 import { BackendProvider, useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
@@ -23,6 +23,8 @@ import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { QuestionFallback } from "../boundary/QuestionFallback";
 import { RenderWatch } from "../boundary/RenderWatch";
 import { clearOpening, loadFailures, recordFailure, type FailedQuestions } from "../boundary/renderFailures";
+import { afterFirstPaint } from "../lib/afterFirstPaint";
+import { preloadFormAnswer } from "./controls/LazyFormAnswer";
 import { EmptyState } from "./EmptyState";
 import { firstLine } from "./labels";
 import { NotificationsView } from "./NotificationsView";
@@ -72,6 +74,8 @@ function Window({ initial }: { initial: Initial }) {
   }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLElement>(null);
+  // The form chunk is left out of start-up; fetched once the first frame is up, a form opens at once.
+  useEffect(() => afterFirstPaint(() => void preloadFormAnswer()), []);
 
   // A notification click shows the question whatever the list was filtered to.
   const selectRef = useRef<(key: string) => void>(() => {});

@@ -8,7 +8,7 @@ import type { Account, Interaction, Notification } from "../backend/types";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { absoluteTime, shortAge } from "../lib/time";
 import type { NotificationRow } from "../state/inbox";
-import { FormAnswer } from "./controls/FormAnswer";
+import { FormAnswer } from "./controls/LazyFormAnswer";
 import { MediaBubbles } from "./MediaBubbles";
 
 type Props = {

@@ -11,7 +11,7 @@ import { FormFallback } from "../boundary/FormFallback";
 import { RenderFailure } from "../boundary/RenderFailure";
 import { ConfirmAnswer } from "./controls/ConfirmAnswer";
 import { ExternalAnswer } from "./controls/ExternalAnswer";
-import { FormAnswer } from "./controls/FormAnswer";
+import { FormAnswer } from "./controls/LazyFormAnswer";
 import { SelectAnswer } from "./controls/SelectAnswer";
 import { TextAnswer } from "./controls/TextAnswer";
 import { AguiContext } from "./AguiContext";
