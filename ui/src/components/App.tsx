@@ -36,6 +36,7 @@ import { Sidebar } from "./Sidebar";
 import { StatusBar } from "./StatusBar";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { remoteAllowedFor } from "../settings/remoteAllowed";
+import { FormError } from "./FormError";
 
 export type AppProps = {
   backend: Backend;
@@ -209,11 +210,7 @@ function Window({ initial }: { initial: Initial }) {
             onRowFailure={onRenderFailure}
           />
           <main className="question-pane" ref={paneRef} aria-label="Open question">
-            {loadError && (
-              <p className="form-error" role="alert">
-                Could not load the inbox: {loadError}
-              </p>
-            )}
+            <FormError message={loadError && `Could not load the inbox: ${loadError}`} />
             {notice && notice.key !== selectedKey && (
               <div className={`notice notice-${notice.delivery}`} role="status">
                 <span>
