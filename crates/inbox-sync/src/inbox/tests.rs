@@ -150,6 +150,13 @@ impl Row {
         }
     }
 
+    /// A row that starts with `seeded(items)`, then a reset (at `11`) and page 1 asked again.
+    fn after_reset(name: &'static str, items: Vec<inbox_protocol::Interaction>) -> Row {
+        Row::seeded(name, items)
+            .then(vec![reset("11")])
+            .asks(vec![fetch(None)])
+    }
+
     fn resume(self, position: &'static str) -> Row {
         Row {
             resume: Some(position),
@@ -268,10 +275,8 @@ fn verdict_on(id: &str, verdict: Verdict) -> Input {
 
 /// Page 1 with `b` and `a`, a reset, and the refetch without `b`.
 fn vanished(name: &'static str) -> Row {
-    Row::seeded(name, vec![ia("b", 2), ia("a", 1)]).then(vec![
-        reset("11"),
-        loaded(None, page(vec![ia("a", 1)], None, "12")),
-    ])
+    Row::after_reset(name, vec![ia("b", 2), ia("a", 1)])
+        .then(vec![loaded(None, page(vec![ia("a", 1)], None, "12"))])
 }
 
 /// Page 1 with `a`, the stream dropped, then an answer to `a` made offline.
@@ -433,77 +438,66 @@ fn events_and_pages_in_any_order() {
 #[test]
 fn refetch_after_reset() {
     run(vec![
-        Row::seeded(
+        Row::after_reset(
             "reset mid-page: an event during the refetch is not undone by older page data",
             vec![ia("b", 2), ia("a", 1)],
         )
         .then(vec![
-            reset("11"),
             loaded(None, page(vec![ia("c", 3), ia("b", 2)], Some("r2"), "11")),
             answered("12", "b", "alice"),
             add("13", ia("e", 5)),
             loaded(Some("r2"), page(vec![ia("a", 1)], None, "11")),
         ])
         .list("e:pending c:pending a:pending b:answered")
-        .asks(vec![
-            fetch(None),
-            fetch(Some("r2")),
-            notify("e"),
-            notify("c"),
-        ])
+        .asks(vec![fetch(Some("r2")), notify("e"), notify("c")])
         .counts(3, 3, 0)
         // The merge adds c and touches nothing else: no flicker.
         .last_batch("c"),
-        Row::seeded(
+        Row::after_reset(
             "cards still pending stay put; a vanished card is asked about, not dropped",
             vec![ia("c", 3), ia("b", 2), ia("a", 1)],
         )
-        .then(vec![
-            reset("11"),
-            loaded(
-                None,
-                page(vec![ia("d", 4), ia("c", 3), ia("a", 1)], None, "12"),
-            ),
-        ])
+        .then(vec![loaded(
+            None,
+            page(vec![ia("d", 4), ia("c", 3), ia("a", 1)], None, "12"),
+        )])
         .list("d:pending c:pending b:pending a:pending")
-        .asks(vec![fetch(None), notify("d"), fetch_one("b")])
+        .asks(vec![notify("d"), fetch_one("b")])
         .last_batch("d"),
         vanished("the vanished card's final state arrives: answered")
             .then(vec![Input::InteractionFetched {
                 interaction: answered_by(ia("b", 2), "carol"),
             }])
             .list("a:pending b:answered")
-            .asks(vec![fetch(None), fetch_one("b")])
+            .asks(vec![fetch_one("b")])
             .counts(1, 1, 0),
         vanished("the vanished card is gone (404): expired")
             .then(vec![Input::InteractionGone { id: "b".into() }])
             .list("a:pending b:expired")
-            .asks(vec![fetch(None), fetch_one("b")]),
-        Row::seeded(
+            .asks(vec![fetch_one("b")]),
+        Row::after_reset(
             "a card added live during the refetch is not mistaken for a vanished one",
             vec![ia("a", 1)],
         )
         .then(vec![
-            reset("11"),
             loaded(None, page(vec![ia("a", 1)], Some("r2"), "11")),
             add("12", ia("n", 9)),
             loaded(Some("r2"), page(vec![], None, "11")),
         ])
         .list("n:pending a:pending")
-        .asks(vec![fetch(None), fetch(Some("r2")), notify("n")])
+        .asks(vec![fetch(Some("r2")), notify("n")])
         .last_batch(""),
-        Row::seeded(
+        Row::after_reset(
             "a second reset while a page is in flight discards it and starts over",
             vec![ia("a", 1)],
         )
         .then(vec![
-            reset("11"),
             reset("12"),
             loaded(None, page(vec![ia("stale", 5)], None, "11")),
             loaded(None, page(vec![ia("a", 1), ia("b", 2)], None, "12")),
         ])
         .list("b:pending a:pending")
-        .asks(vec![fetch(None), fetch(None), notify("b")]),
+        .asks(vec![fetch(None), notify("b")]),
         Row::paging(
             "a reset during the first sync turns it into a staged refetch",
             vec![ia("b", 2)],
