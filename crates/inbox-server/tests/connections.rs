@@ -213,7 +213,7 @@ async fn a_subscriber_that_stops_reading_is_closed_after_the_send_timeout() {
     let prompt = "x".repeat(7_900);
     for _ in 0..ASKS {
         server
-            .ask(json!({"prompt": prompt, "answer_format": "confirm"}))
+            .ask(serde_json::json!({"prompt": prompt, "answer_format": "confirm"}))
             .await;
     }
     for i in 0..ASKS {
