@@ -77,6 +77,14 @@ fn external() -> Value {
 fn async_until(expiry_at: &str) -> Value {
     with(&confirm(), json!({"mode": "async", "expiry_at": expiry_at}))
 }
+/// The form question answered against `schema`.
+fn form_of(schema: Value) -> Value {
+    with(&form(), json!({ "schema": schema }))
+}
+/// The form question split into `pages`.
+fn paged(pages: Value) -> Value {
+    with(&form(), json!({ "pages": pages }))
+}
 /// The form question with `data` as its per-send overlay.
 fn prefilled(data: Value) -> Value {
     with(&form(), json!({ "data": data }))
@@ -280,39 +288,29 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "form schema that does not compile",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {"count": {"type": "integre"}}}}),
-            ),
+            form_of(json!({"type": "object", "properties": {"count": {"type": "integre"}}})),
             InvalidField,
             "schema",
         ),
         no(
             "form schema with a remote $ref",
-            with(
-                &form(),
-                json!({"schema": {"$ref": "https://schemas.example/booking.json"}}),
-            ),
+            form_of(json!({"$ref": "https://schemas.example/booking.json"})),
             InvalidField,
             "schema.$ref",
         ),
         no(
             "form schema whose $defs entry refers to itself in place",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
-                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}}),
+            form_of(
+                json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}),
             ),
             InvalidField,
             "schema.$defs.a.allOf[0].$ref",
         ),
         no(
             "form schema with a lookahead pattern",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {
-                    "x": {"type": "string", "pattern": "^(?!admin)"}}}}),
-            ),
+            form_of(json!({"type": "object", "properties": {
+                    "x": {"type": "string", "pattern": "^(?!admin)"}}})),
             InvalidField,
             "schema.properties.x.pattern",
         ),
@@ -328,19 +326,19 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "form schema that is not an object",
-            with(&form(), json!({"schema": true})),
+            form_of(json!(true)),
             InvalidField,
             "schema",
         ),
         no(
             "form schema of a non-object answer",
-            with(&form(), json!({"schema": {"type": "array"}})),
+            form_of(json!({"type": "array"})),
             InvalidField,
             "schema",
         ),
         no(
             "form schema over the byte cap",
-            with(&form(), json!({"schema": big_schema})),
+            form_of(big_schema),
             InvalidField,
             "schema",
         ),
@@ -507,76 +505,58 @@ fn ask_refusals() -> Vec<Refusal> {
         // pages
         no(
             "an empty page list",
-            with(&form(), json!({"pages": []})),
+            paged(json!([])),
             InvalidField,
             "pages",
         ),
         no(
             "a page naming an unknown field",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "Basics", "fields": ["count", "date"]},
-                    {"title": "More", "fields": ["colour", "note"]}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "Basics", "fields": ["count", "date"]},
+                {"title": "More", "fields": ["colour", "note"]}
+            ])),
             UnknownProperty,
             "pages[1].fields[0]",
         ),
         no(
             "a field on two pages",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "Basics", "fields": ["count", "date"]},
-                    {"title": "More", "fields": ["note", "count"]}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "Basics", "fields": ["count", "date"]},
+                {"title": "More", "fields": ["note", "count"]}
+            ])),
             InvalidField,
             "pages[1].fields[1]",
         ),
         no(
             "a field twice on one page",
-            with(
-                &form(),
-                json!({"pages": [{"title": "All", "fields": ["count", "date", "note", "date"]}]}),
-            ),
+            paged(json!([{"title": "All", "fields": ["count", "date", "note", "date"]}])),
             InvalidField,
             "pages[0].fields[3]",
         ),
         no(
             "a property on no page",
-            with(
-                &form(),
-                json!({"pages": [{"title": "Basics", "fields": ["count", "date"]}]}),
-            ),
+            paged(json!([{"title": "Basics", "fields": ["count", "date"]}])),
             InvalidField,
             "pages",
         ),
         no(
             "a blank page title",
-            with(
-                &form(),
-                json!({"pages": [{"title": "", "fields": ["count", "date", "note"]}]}),
-            ),
+            paged(json!([{"title": "", "fields": ["count", "date", "note"]}])),
             InvalidField,
             "pages[0].title",
         ),
         no(
             "a page without fields",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "All", "fields": ["count", "date", "note"]},
-                    {"title": "Empty", "fields": []}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "All", "fields": ["count", "date", "note"]},
+                {"title": "Empty", "fields": []}
+            ])),
             InvalidField,
             "pages[1].fields",
         ),
         no(
             "over the page cap",
-            with(&form(), json!({"pages": too_many_pages})),
+            paged(json!(too_many_pages)),
             InvalidField,
             "pages",
         ),
@@ -1000,10 +980,7 @@ fn valid_asks_of_every_format_pass_with_their_deadline() {
 
 #[test]
 fn a_missing_page_is_named_in_the_message() {
-    let body = with(
-        &form(),
-        json!({"pages": [{"title": "Basics", "fields": ["count"]}]}),
-    );
+    let body = paged(json!([{"title": "Basics", "fields": ["count"]}]));
     let e = validate_ask(&ask(&body), now()).unwrap_err();
     assert_eq!((e.code, e.field.as_str()), (InvalidField, "pages"));
     assert!(
@@ -1082,19 +1059,16 @@ fn answers_that_fit_their_format_pass() {
 
 #[test]
 fn answers_that_do_not_fit_are_refused_naming_the_field() {
-    let nested = with(
-        &form(),
-        json!({"schema": {
-            "type": "object",
-            "properties": {
-                "rows": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {"name": {"type": "string", "minLength": 1}}
-                }},
-                "when": {"type": "string", "format": "date"}
-            }
-        }}),
-    );
+    let nested = form_of(json!({
+        "type": "object",
+        "properties": {
+            "rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string", "minLength": 1}}
+            }},
+            "when": {"type": "string", "format": "date"}
+        }
+    }));
     let signed = with(
         &external(),
         json!({"schema": {"type": "object", "properties": {"signed": {"type": "boolean"}}, "required": ["signed"]}}),
