@@ -159,11 +159,7 @@ impl Role {
     }
 }
 
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+inbox_protocol::display_as_str!(Role);
 
 impl FromStr for Role {
     type Err = TokenSpecError;
