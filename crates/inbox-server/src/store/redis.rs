@@ -19,6 +19,7 @@ mod park;
 mod scripts;
 mod stream_id;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -302,6 +303,11 @@ impl RedisStore {
             .arg(ask.media.len());
         self.push_media(call, &ask.media);
         Ok(())
+    }
+
+    /// Every field of the hash `key` (empty when there is none).
+    async fn fields(&self, key: String) -> Result<HashMap<String, String>, StoreError> {
+        Ok(self.conn.clone().hgetall(key).await?)
     }
 
     /// Add each blob's key, content type and bytes to a script call (the insert scripts store
@@ -691,7 +697,13 @@ impl Store for RedisStore {
         now: DateTime<Utc>,
         lease: Duration,
     ) -> Result<Option<Delivery>, StoreError> {
-        self.delivery_lease(now, lease).await
+        let leased = self
+            .lease_next(self.keys.deliveries(), self.keys.lease_prefix(), now, lease)
+            .await?;
+        match leased {
+            Some((id, token)) => self.delivery_leased(id, token).await,
+            None => Ok(None),
+        }
     }
 
     async fn finish_delivery(
@@ -741,7 +753,18 @@ impl Store for RedisStore {
         now: DateTime<Utc>,
         lease: Duration,
     ) -> Result<Option<super::AguiTurn>, StoreError> {
-        self.agui_lease(now, lease).await
+        let leased = self
+            .lease_next(
+                self.keys.agui_turns(),
+                self.keys.agui_lease_prefix(),
+                now,
+                lease,
+            )
+            .await?;
+        match leased {
+            Some((id, token)) => self.turn_leased(id, token).await,
+            None => Ok(None),
+        }
     }
 
     async fn finish_agui_turn(

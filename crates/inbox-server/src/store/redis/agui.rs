@@ -3,10 +3,9 @@
 //! prefix), and reports written by `AGUI_FINISH` or, when the turn opens a park, by
 //! `AGUI_INTERRUPT` (PARK_INSERT and the report in one script).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
+use redis::AsyncCommands;
 
 use super::{RedisStore, unexpected_reply};
 use crate::store::StoreError;
@@ -46,34 +45,19 @@ impl RedisStore {
     }
 
     async fn agui_drop_turn(&self, id: &str) -> Result<(), StoreError> {
-        let _: i64 = redis::cmd("ZREM")
-            .arg(self.keys.agui_turns())
-            .arg(id)
-            .query_async(&mut self.conn.clone())
-            .await?;
+        let _: i64 = self.conn.clone().zrem(self.keys.agui_turns(), id).await?;
         Ok(())
     }
 
-    pub(super) async fn agui_lease(
+    /// The turn of run `id`, just leased with `token` (`RedisStore::lease_next`); `None` when
+    /// there is nothing to send (the run is gone, final, or waits on its open park: its turn
+    /// leaves the queue).
+    pub(super) async fn turn_leased(
         &self,
-        now: DateTime<Utc>,
-        lease: std::time::Duration,
+        id: String,
+        token: String,
     ) -> Result<Option<AguiTurn>, StoreError> {
-        let Some((id, token)) = self
-            .lease_next(
-                self.keys.agui_turns(),
-                self.keys.agui_lease_prefix(),
-                now,
-                lease,
-            )
-            .await?
-        else {
-            return Ok(None);
-        };
-        let fields: HashMap<String, String> = redis::cmd("HGETALL")
-            .arg(self.keys.agui_run(&id))
-            .query_async(&mut self.conn.clone())
-            .await?;
+        let fields = self.fields(self.keys.agui_run(&id)).await?;
         let (Some(body), Some(input), Some(headers)) = (
             fields.get("body"),
             fields.get("input"),

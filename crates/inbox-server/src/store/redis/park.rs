@@ -2,10 +2,9 @@
 //! script with all its questions, filled slot by slot by `SETTLE` (through `PARK_RECORD`, in
 //! the same script that settles each question), and claimed by `PARK_CLAIM`.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
+use redis::AsyncCommands;
 
 use super::{RedisStore, claim_args, unexpected_reply};
 use crate::store::park::{
@@ -54,10 +53,7 @@ impl RedisStore {
     }
 
     pub(super) async fn park_get(&self, id: &str) -> Result<Option<Park>, StoreError> {
-        let fields: HashMap<String, String> = redis::cmd("HGETALL")
-            .arg(self.keys.park(id))
-            .query_async(&mut self.conn.clone())
-            .await?;
+        let fields = self.fields(self.keys.park(id)).await?;
         let (Some(body), Some(status)) = (fields.get("body"), fields.get("status")) else {
             return Ok(None);
         };
@@ -86,23 +82,15 @@ impl RedisStore {
         Ok(Some(park))
     }
 
-    pub(super) async fn delivery_lease(
+    /// The delivery of park `id`, just leased with `token` (`RedisStore::lease_next`); `None`
+    /// when there is nothing to deliver (the park is gone: it leaves the queue).
+    pub(super) async fn delivery_leased(
         &self,
-        now: DateTime<Utc>,
-        lease: std::time::Duration,
+        id: String,
+        token: String,
     ) -> Result<Option<Delivery>, StoreError> {
-        let Some((id, token)) = self
-            .lease_next(self.keys.deliveries(), self.keys.lease_prefix(), now, lease)
-            .await?
-        else {
-            return Ok(None);
-        };
         let Some(park) = self.park_get(&id).await? else {
-            let _: i64 = redis::cmd("ZREM")
-                .arg(self.keys.deliveries())
-                .arg(&id)
-                .query_async(&mut self.conn.clone())
-                .await?;
+            let _: i64 = self.conn.clone().zrem(self.keys.deliveries(), &id).await?;
             return Ok(None);
         };
         let Continuation::Webhook { url } = park.continuation.clone() else {
