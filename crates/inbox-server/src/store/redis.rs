@@ -720,7 +720,12 @@ impl Store for RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        self.park_prune(before, limit).await
+        // One moment for the whole batch: what PARK_PRUNE re-scores a kept park by.
+        let now = Utc::now();
+        self.prune_due(&self.keys.parks_settled(), before, limit, |id| {
+            self.park_prune_call(id, before, now)
+        })
+        .await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
@@ -797,7 +802,10 @@ impl Store for RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        self.agui_prune_finished(before, limit).await
+        self.prune_due(&self.keys.agui_finished(), before, limit, |id| {
+            self.agui_prune_call(id)
+        })
+        .await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -861,6 +869,9 @@ impl Store for RedisStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        self.nt_prune(before, limit).await
+        self.prune_due(&self.keys.notifications_dismissed(), before, limit, |id| {
+            self.nt_prune_call(id)
+        })
+        .await
     }
 }

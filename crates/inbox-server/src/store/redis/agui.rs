@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
-use redis::AsyncCommands;
+use redis::{AsyncCommands, ScriptInvocation};
 
 use super::{RedisStore, unexpected_reply};
 use crate::store::StoreError;
@@ -217,20 +217,14 @@ impl RedisStore {
         Ok((moved == 1).then_some(run))
     }
 
-    pub(super) async fn agui_prune_finished(
-        &self,
-        before: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        self.prune_due(&self.keys.agui_finished(), before, limit, |id| {
-            let mut call = self.scripts.agui_prune.prepare_invoke();
-            call.key(self.keys.agui_run(id))
-                .key(self.keys.agui_finished())
-                .key(self.keys.agui_turns())
-                .key(self.keys.agui_attempts())
-                .arg(id);
-            call
-        })
-        .await
+    /// The prune of a finished run `id` (`AGUI_PRUNE`), for `RedisStore::prune_due`.
+    pub(super) fn agui_prune_call(&self, id: &str) -> ScriptInvocation<'_> {
+        let mut call = self.scripts.agui_prune.prepare_invoke();
+        call.key(self.keys.agui_run(id))
+            .key(self.keys.agui_finished())
+            .key(self.keys.agui_turns())
+            .key(self.keys.agui_attempts())
+            .arg(id);
+        call
     }
 }

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Notification, NotificationPage, Submission};
+use redis::ScriptInvocation;
 
 use super::{RedisStore, claim_args, reply_json, unexpected_reply};
 use crate::store::notification::{
@@ -165,22 +166,16 @@ impl RedisStore {
             .collect()
     }
 
-    pub(super) async fn nt_prune(
-        &self,
-        before: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        self.prune_due(&self.keys.notifications_dismissed(), before, limit, |id| {
-            let mut call = self.scripts.nt_prune.prepare_invoke();
-            call.key(self.keys.notification(id))
-                .key(self.keys.notifications_dismissed())
-                .key(self.keys.submissions(id))
-                .key(self.keys.submit_idempotency(id))
-                .arg(id)
-                .arg(self.keys.media_prefix())
-                .arg(self.keys.create_idempotency_prefix());
-            call
-        })
-        .await
+    /// The prune of a dismissed notification `id` (`NT_PRUNE`), for `RedisStore::prune_due`.
+    pub(super) fn nt_prune_call(&self, id: &str) -> ScriptInvocation<'_> {
+        let mut call = self.scripts.nt_prune.prepare_invoke();
+        call.key(self.keys.notification(id))
+            .key(self.keys.notifications_dismissed())
+            .key(self.keys.submissions(id))
+            .key(self.keys.submit_idempotency(id))
+            .arg(id)
+            .arg(self.keys.media_prefix())
+            .arg(self.keys.create_idempotency_prefix());
+        call
     }
 }

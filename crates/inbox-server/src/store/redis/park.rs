@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Continuation, Interaction, Park, ParkStatus};
-use redis::AsyncCommands;
+use redis::{AsyncCommands, ScriptInvocation};
 
 use super::{RedisStore, claim_args, unexpected_reply};
 use crate::store::park::{
@@ -172,24 +172,23 @@ impl RedisStore {
         })
     }
 
-    pub(super) async fn park_prune(
+    /// The prune of a settled park `id` (`PARK_PRUNE`) with the cut-off `before`, for
+    /// `RedisStore::prune_due`.
+    pub(super) fn park_prune_call(
         &self,
+        id: &str,
         before: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        let now = Utc::now().timestamp_millis();
-        self.prune_due(&self.keys.parks_settled(), before, limit, |id| {
-            let mut call = self.scripts.park_prune.prepare_invoke();
-            call.key(self.keys.park(id))
-                .key(self.keys.deliveries())
-                .key(self.keys.parks_settled())
-                .key(self.keys.lease(id))
-                .arg(id)
-                .arg(before.timestamp_millis())
-                .arg(now);
-            call
-        })
-        .await
+        now: DateTime<Utc>,
+    ) -> ScriptInvocation<'_> {
+        let mut call = self.scripts.park_prune.prepare_invoke();
+        call.key(self.keys.park(id))
+            .key(self.keys.deliveries())
+            .key(self.keys.parks_settled())
+            .key(self.keys.lease(id))
+            .arg(id)
+            .arg(before.timestamp_millis())
+            .arg(now.timestamp_millis());
+        call
     }
 
     /// After a settle whose script reported moving `ia`'s park: tell this worker's listeners.
