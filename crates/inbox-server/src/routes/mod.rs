@@ -10,6 +10,7 @@ mod health;
 mod list;
 mod media;
 mod notification;
+mod found;
 mod park;
 mod read;
 mod resolution;
@@ -28,6 +29,7 @@ use tower_http::trace::TraceLayer;
 use crate::error::ApiError;
 use crate::public_doors::Door;
 use crate::state::AppState;
+use crate::store::Mark;
 use gates::Gate;
 
 /// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
@@ -86,11 +88,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/notifications/{id}", get(notification::read::read))
         .route(
             "/api/notifications/{id}/read",
-            post(notification::mark::read),
+            notification::mark::door(Mark::Read),
         )
         .route(
             "/api/notifications/{id}/dismiss",
-            post(notification::mark::dismiss),
+            notification::mark::door(Mark::Dismiss),
         )
         .route(
             "/api/notifications/{id}/submit",

@@ -4,15 +4,18 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use inbox_protocol::Interaction;
 use inbox_protocol::caps::WAIT_MAX_SECONDS;
-use tokio::sync::broadcast::error::RecvError;
 
+use super::found::find;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
 use crate::extract::{PathId, QueryParams};
+use crate::long_poll::{self, LongPoll, Wake};
+use crate::principal::Principal;
 use crate::state::AppState;
 
 /// `timeout_s` when absent.
@@ -20,7 +23,7 @@ const WAIT_DEFAULT_SECONDS: u64 = 30;
 
 /// How long a long-poll (this door's and the park's) waits: its `timeout_s` query parameter,
 /// served as at most `WAIT_MAX_SECONDS`.
-pub(super) fn wait_timeout(
+fn wait_timeout(
     params: &std::collections::HashMap<String, String>,
 ) -> Result<Duration, ApiError> {
     let seconds = match params.get("timeout_s") {
@@ -32,57 +35,60 @@ pub(super) fn wait_timeout(
     Ok(Duration::from_secs(seconds.min(WAIT_MAX_SECONDS)))
 }
 
+/// An asker's long-poll on one item (this door's and the park's), extracted in the order its
+/// refusals come: the role (`401`/`403`), the path (`404`), then `timeout_s` (`400`).
+pub(super) struct AskerWait {
+    pub principal: Principal,
+    pub id: String,
+    pub timeout: Duration,
+}
+
+impl FromRequestParts<AppState> for AskerWait {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let AsAsker(principal) = AsAsker::from_request_parts(parts, state).await?;
+        let PathId(id) = PathId::from_request_parts(parts, state).await?;
+        let QueryParams(params) = QueryParams::from_request_parts(parts, state).await?;
+        let timeout = wait_timeout(&params)?;
+        Ok(AskerWait {
+            principal,
+            id,
+            timeout,
+        })
+    }
+}
+
 pub async fn wait(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
-    QueryParams(params): QueryParams,
+    wait: AskerWait,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    let timeout = wait_timeout(&params)?;
     // Subscribe before reading, so a resolution between the read and the wait still wakes us.
-    let mut live = state.store().subscribe();
-    let mut ia = state
-        .store()
-        .get(&id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    if !principal.is_asker_of(&ia) {
-        return Err(ApiError::not_found());
-    }
-    let deadline = tokio::time::sleep(timeout);
-    tokio::pin!(deadline);
-    let stopping = state.stopping();
-    tokio::pin!(stopping);
-    let _waiting = ia.is_pending().then(|| state.long_polls().enter());
+    let mut poll = LongPoll::start(&state, wait.timeout);
+    let mut ia = find::<Interaction>(&state, &wait.principal, &wait.id).await?;
     while ia.is_pending() {
-        let recheck = tokio::select! {
-            received = live.recv() => match received {
-                // A `reset` (the Redis follower saw part of the stream lost) may hide ours too.
-                Ok(event) => match event.stored.event.interaction_id() {
-                    Some(about) => about == id,
-                    None => true,
-                },
-                // Missed events might include ours: look again.
-                Err(RecvError::Lagged(_)) => true,
-                Err(RecvError::Closed) => break,
-            },
-            () = &mut deadline => break,
-            () = &mut stopping => break,
+        let recheck = match poll.next().await {
+            // A `reset` (the Redis follower saw part of the stream lost) may hide ours too.
+            Wake::Event(event) => event
+                .stored
+                .event
+                .interaction_id()
+                .is_none_or(|about| about == wait.id),
+            // This wait does not watch parks.
+            Wake::Park(_) => false,
+            // Missed events might include ours: look again.
+            Wake::Missed => true,
+            Wake::Over => break,
         };
         if recheck {
             ia = state
                 .store()
-                .get(&id)
+                .get(&wait.id)
                 .await?
                 .ok_or_else(ApiError::not_found)?;
         }
     }
-    let status = if ia.is_pending() {
-        StatusCode::ACCEPTED
-    } else {
-        StatusCode::OK
-    };
-    Ok((status, Json(ia)))
+    Ok((long_poll::status(!ia.is_pending()), Json(ia)))
 }
 
 #[cfg(test)]
