@@ -12,6 +12,7 @@ mod media;
 mod notification;
 mod found;
 mod park;
+mod poll;
 mod read;
 mod resolution;
 mod wait;

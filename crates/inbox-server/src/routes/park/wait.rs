@@ -8,9 +8,8 @@ use axum::http::StatusCode;
 use inbox_protocol::{Park, ParkResponse};
 
 use crate::error::ApiError;
-use crate::long_poll::{self, LongPoll, Wake};
 use crate::routes::found::find;
-use crate::routes::wait::AskerWait;
+use crate::routes::poll::{self, AskerWait, LongPoll, Wake};
 use crate::state::AppState;
 
 pub async fn wait(
@@ -35,6 +34,6 @@ pub async fn wait(
             park = find::<Park>(&state, &wait.principal, &wait.id).await?;
         }
     }
-    let status = long_poll::status(park.is_resolved());
+    let status = poll::status(park.is_resolved());
     Ok((status, Json(ParkResponse { park })))
 }
