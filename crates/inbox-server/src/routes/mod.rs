@@ -30,7 +30,6 @@ use tower_http::trace::TraceLayer;
 use crate::error::ApiError;
 use crate::public_doors::Door;
 use crate::state::AppState;
-use crate::store::Mark;
 use gates::Gate;
 
 /// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
@@ -89,11 +88,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/notifications/{id}", get(notification::read::read))
         .route(
             "/api/notifications/{id}/read",
-            notification::mark::door(Mark::Read),
+            post(notification::mark::read),
         )
         .route(
             "/api/notifications/{id}/dismiss",
-            notification::mark::door(Mark::Dismiss),
+            post(notification::mark::dismiss),
         )
         .route(
             "/api/notifications/{id}/submit",

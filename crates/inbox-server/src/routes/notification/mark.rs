@@ -5,7 +5,6 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::routing::{MethodRouter, post};
 use chrono::Utc;
 use inbox_protocol::Notification;
 
@@ -16,16 +15,23 @@ use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::Mark;
 
-/// The door that sets `mark`: `POST …/read` or `POST …/dismiss`.
-pub fn door(mark: Mark) -> MethodRouter<AppState> {
-    post(
-        move |state: State<AppState>, reviewer: AsReviewer, id: PathId| {
-            set(state, reviewer, id, mark)
-        },
-    )
+pub async fn read(
+    state: State<AppState>,
+    reviewer: AsReviewer,
+    id: PathId,
+) -> Result<Json<Notification>, ApiError> {
+    mark(state, reviewer, id, Mark::Read).await
 }
 
-async fn set(
+pub async fn dismiss(
+    state: State<AppState>,
+    reviewer: AsReviewer,
+    id: PathId,
+) -> Result<Json<Notification>, ApiError> {
+    mark(state, reviewer, id, Mark::Dismiss).await
+}
+
+async fn mark(
     State(state): State<AppState>,
     AsReviewer(principal): AsReviewer,
     PathId(id): PathId,
