@@ -64,7 +64,11 @@ pub fn spawn(
 
 /// One tick: expire what is past its deadline, then prune what is past its retention.
 async fn sweep(store: &dyn Store, retentions: Retentions) {
-    report(store.expire_due(Utc::now()).await, "expired", "expiry sweep failed");
+    report(
+        store.expire_due(Utc::now()).await,
+        "expired",
+        "expiry sweep failed",
+    );
     if let Some(before) = cut_off(retentions.resolved) {
         report(
             store.prune_resolved(before, PRUNE_BATCH).await,

@@ -74,4 +74,3 @@ pub async fn retry(
     tracing::info!(run = %id, "AG-UI run queued again");
     Ok(Json(AguiRunResponse { run }))
 }
-

@@ -28,9 +28,7 @@ const WAIT_DEFAULT_SECONDS: u64 = 30;
 
 /// How long a long-poll waits: its `timeout_s` query parameter,
 /// served as at most `WAIT_MAX_SECONDS`.
-fn wait_timeout(
-    params: &std::collections::HashMap<String, String>,
-) -> Result<Duration, ApiError> {
+fn wait_timeout(params: &std::collections::HashMap<String, String>) -> Result<Duration, ApiError> {
     let seconds = match params.get("timeout_s") {
         None => WAIT_DEFAULT_SECONDS,
         Some(s) => s.parse::<u64>().map_err(|_| {
@@ -82,8 +80,8 @@ pub struct LongPoll {
 pub enum Wake {
     /// An event on the live bus.
     Event(Arc<LiveEvent>),
-    /// A park this worker moved (only when watching parks).
-    Park(Park),
+    /// The id of a park this worker moved (only when watching parks).
+    Park(String),
     /// Events were missed, ours among them perhaps: look again.
     Missed,
     /// The timeout passed, the server is stopping or a bus closed: answer with what is known.
@@ -127,7 +125,7 @@ impl LongPoll {
                 Err(RecvError::Closed) => Wake::Over,
             },
             moved = recv_park(parks) => match moved {
-                Ok(park) => Wake::Park(park),
+                Ok(park) => Wake::Park(park.id),
                 Err(RecvError::Lagged(_)) => Wake::Missed,
                 Err(RecvError::Closed) => Wake::Over,
             },

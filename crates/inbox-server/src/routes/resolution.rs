@@ -18,8 +18,8 @@ use crate::error::ApiError;
 use crate::extract::PathId;
 use crate::principal::Principal;
 use crate::state::AppState;
-use crate::validation::ANSWER;
 use crate::store::{IdempotencyClaim, Resolution, ResolveOutcome};
+use crate::validation::ANSWER;
 
 /// A reviewer's idempotent write to one item by id: answer, decline, or a notification's
 /// submit. Extracted in the order its refusals come: the role (`401`/`403`, before the body is
@@ -39,7 +39,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ReviewerWrite<T> {
         let AsReviewer(principal) = AsReviewer::from_request_parts(&mut parts, state).await?;
         let PathId(id) = PathId::from_request_parts(&mut parts, state).await?;
         let headers = parts.headers.clone();
-        let JsonBody(body) = JsonBody::from_request(Request::from_parts(parts, body), state).await?;
+        let JsonBody(body) =
+            JsonBody::from_request(Request::from_parts(parts, body), state).await?;
         let key = idempotency_key(&headers)?;
         Ok(ReviewerWrite {
             principal,

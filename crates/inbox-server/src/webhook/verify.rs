@@ -92,6 +92,7 @@ pub fn verify(
 
 #[cfg(test)]
 mod tests {
+    use super::VerifyError::{MalformedTimestamp, Mismatch};
     use super::*;
 
     #[test]
@@ -135,12 +136,20 @@ mod tests {
             tolerance_s: 300,
         };
         // (case, key, headers, body, checked at, the refusal)
-        let refused: [(&str, &[u8], SignedHeaders<'_>, &[u8], DateTime<Utc>, VerifyError); 5] = [
-            ("another body", &key, headers, b"{}", now, VerifyError::Mismatch),
-            ("another key", b"another key", headers, body, now, VerifyError::Mismatch),
-            ("another id", &key, other_id, body, now, VerifyError::Mismatch),
+        type Row<'a> = (
+            &'a str,
+            &'a [u8],
+            SignedHeaders<'a>,
+            &'a [u8],
+            DateTime<Utc>,
+            VerifyError,
+        );
+        let refused: [Row<'_>; 5] = [
+            ("another body", &key, headers, b"{}", now, Mismatch),
+            ("another key", b"another key", headers, body, now, Mismatch),
+            ("another id", &key, other_id, body, now, Mismatch),
             ("past the tolerance", &key, headers, body, later, too_late),
-            ("no timestamp", &key, bad_ts, body, now, VerifyError::MalformedTimestamp),
+            ("no timestamp", &key, bad_ts, body, now, MalformedTimestamp),
         ];
         for (case, key, headers, body, at, refusal) in refused {
             assert_eq!(verify(key, headers, body, at, 300), Err(refusal), "{case}");

@@ -6,9 +6,9 @@ use axum::extract::State;
 use inbox_protocol::{Notification, SubmissionList};
 
 use crate::error::ApiError;
-use crate::routes::found::find;
 use crate::extract::PathId;
 use crate::principal::Principal;
+use crate::routes::found::find;
 use crate::state::AppState;
 
 pub async fn submissions(

@@ -26,7 +26,7 @@ pub async fn wait(
                 // A `reset` may hide ours: look again.
                 None => true,
             },
-            Wake::Park(moved) => moved.id == wait.id,
+            Wake::Park(moved) => moved == wait.id,
             Wake::Missed => true,
             Wake::Over => break,
         };
