@@ -34,7 +34,7 @@ mod load;
 #[path = "support/redis_keys.rs"]
 mod redis_keys;
 use bench_args::scaled;
-use load::{ASKERS, CONCURRENCY, answer, in_parallel, ms, percentile, tokens};
+use load::{CONCURRENCY, answer, in_parallel, ms, percentile, tokens};
 use redis_keys::remove_keys;
 
 const PARKS: usize = 1000;
@@ -148,7 +148,7 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
                              "mode": "async", "expiry_at": expiry});
             let created: Value = http
                 .post(format!("{base}/api/parks"))
-                .bearer_auth(ASKERS[p % ASKERS.len()])
+                .bearer_auth(load::asker_for(p))
                 .json(&json!({"asks": vec![ask; QUESTIONS_PER_PARK],
                               "continuation": {"kind": "webhook", "url": hook}}))
                 .send()

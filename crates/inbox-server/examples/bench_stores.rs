@@ -36,7 +36,7 @@ mod load;
 #[path = "support/redis_keys.rs"]
 mod redis_keys;
 use bench_args::scaled;
-use load::{ASKERS, CONCURRENCY, REVIEWER, answer, in_parallel, ms, percentile, tokens};
+use load::{CONCURRENCY, REVIEWER, answer, in_parallel, ms, percentile, tokens};
 use redis_keys::remove_keys;
 
 /// Questions asked (then answered) in the throughput phase.
@@ -236,7 +236,7 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
 async fn ask(http: &reqwest::Client, base: &str, i: usize, prompt: &str) -> anyhow::Result<String> {
     let created: Value = http
         .post(format!("{base}/api/interactions"))
-        .bearer_auth(ASKERS[i % ASKERS.len()])
+        .bearer_auth(load::asker_for(i))
         .json(&json!({"prompt": prompt, "answer_format": "confirm"}))
         .send()
         .await?

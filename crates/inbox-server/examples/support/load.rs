@@ -9,22 +9,28 @@ use inbox_server::TokenSpec;
 use serde_json::json;
 
 pub const REVIEWER: &str = "bench-reviewer-secret-0123456789";
-pub const ASKERS: [&str; 4] = [
-    "bench-asker-0-secret-0123456789",
-    "bench-asker-1-secret-0123456789",
-    "bench-asker-2-secret-0123456789",
-    "bench-asker-3-secret-0123456789",
-];
+/// How many askers share the load, so that the runs stay under each asker's pending limit
+/// (1,000).
+const ASKERS: usize = 4;
 /// Clients sending requests at once.
 pub const CONCURRENCY: usize = 16;
 
 /// The reviewer and every asker, as the server is configured with them.
 pub fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
     let mut all = vec![format!("bench-reviewer:reviewer:{REVIEWER}").parse()?];
-    for (n, secret) in ASKERS.iter().enumerate() {
-        all.push(format!("bench-bot-{n}:asker:{secret}").parse()?);
+    for n in 0..ASKERS {
+        all.push(format!("bench-bot-{n}:asker:{}", asker_secret(n)).parse()?);
     }
     Ok(all)
+}
+
+fn asker_secret(n: usize) -> String {
+    format!("bench-asker-{n}-secret-0123456789")
+}
+
+/// The token of the asker that sends request `i`: the askers take turns.
+pub fn asker_for(i: usize) -> String {
+    asker_secret(i % ASKERS)
 }
 
 /// The Redis given by `INBOX_REDIS_URL` or else `INBOX_TEST_REDIS_URL`, if either is set.
