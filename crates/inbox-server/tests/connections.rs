@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 
 use common::{Sse, TestServer, raw};
 use reqwest::StatusCode;
-use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 const TIMEOUT: Duration = Duration::from_millis(800);
 
-async fn tight_server(dir: &std::path::Path, max_connections: usize) -> TestServer {
-    common::start_in(dir, |c| {
+async fn tight_server(max_connections: usize) -> (TestServer, tempfile::TempDir) {
+    common::start_with(|c| {
         c.header_read_timeout = TIMEOUT;
         c.body_read_timeout = TIMEOUT;
         c.idle_timeout = TIMEOUT;
@@ -37,8 +36,7 @@ async fn assert_healthy(server: &TestServer) {
 
 #[tokio::test]
 async fn half_sent_heads_are_dropped_while_health_keeps_answering() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 512).await;
+    let (server, _dir) = tight_server(512).await;
     let head = format!(
         "GET /api/interactions HTTP/1.1\r\nHost: {}\r\nX-Slow: ",
         raw::host(&server)
@@ -78,8 +76,7 @@ async fn half_sent_heads_are_dropped_while_health_keeps_answering() {
 
 #[tokio::test]
 async fn a_body_that_never_finishes_is_refused_within_the_body_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 512).await;
+    let (server, _dir) = tight_server(512).await;
     let head = format!(
         "POST /api/interactions HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{\"prompt\": \"",
@@ -123,19 +120,16 @@ async fn a_body_that_never_finishes_is_refused_within_the_body_timeout() {
         String::from_utf8_lossy(&answered).contains("request_timeout"),
         "in the error shape"
     );
-    // Nothing was stored.
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+    server
+        .assert_nothing_stored("the bodies that never finished")
         .await;
-    assert_eq!(page["items"], json!([]));
     assert_healthy(&server).await;
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_for_a_free_slot() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 3).await;
+    let (server, _dir) = tight_server(3).await;
     // Three silent connections take every slot...
     let mut held = Vec::new();
     for _ in 0..3 {
@@ -164,8 +158,7 @@ async fn connections_beyond_the_cap_wait_for_a_free_slot() {
 
 #[tokio::test]
 async fn an_open_stream_outlives_the_idle_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = common::start_with(|c| {
         c.header_read_timeout = TIMEOUT;
         c.idle_timeout = TIMEOUT;
         // Keepalives far apart: the stream sends nothing for longer than the idle timeout.
