@@ -53,13 +53,9 @@ fn world() -> &'static World {
             let dir = tempfile::tempdir().unwrap();
             servers.push(("sqlite", common::start_in(dir.path(), |_| {}).await));
             dirs.push(dir);
-            if let Some((url, prefix)) = redis_env::url_and_prefix("fuzz_cursors") {
+            if let Some(space) = redis_env::url_and_prefix("fuzz_cursors") {
                 let dir = tempfile::tempdir().unwrap();
-                let server = common::start_in(dir.path(), |c| {
-                    c.redis_url = Some(url.clone());
-                    c.redis_prefix = prefix.clone();
-                })
-                .await;
+                let server = common::start_on(dir.path(), &Some(space), |_| {}).await;
                 servers.push(("redis", server));
                 dirs.push(dir);
             }

@@ -26,26 +26,12 @@ async fn workers(test: &str, n: usize) -> Option<(Vec<TestServer>, tempfile::Tem
 
 async fn workers_on(url: &str, prefix: &str, n: usize) -> (Vec<TestServer>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
+    let redis = Some((url.to_owned(), prefix.to_owned()));
     let mut started = Vec::new();
     for _ in 0..n {
-        started.push(
-            common::start_in(dir.path(), |config| {
-                config.redis_url = Some(url.to_owned());
-                config.redis_prefix = prefix.to_owned();
-            })
-            .await,
-        );
+        started.push(common::start_on(dir.path(), &redis, |_| {}).await);
     }
     (started, dir)
-}
-
-/// The ids of a page's items, in page order.
-fn item_ids(page: &Value) -> Vec<String> {
-    let items = page["items"].as_array().unwrap();
-    items
-        .iter()
-        .map(|ia| ia["id"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// Every pending id, read page by page from `worker`: the server's truth.
@@ -55,7 +41,7 @@ async fn pending_ids(worker: &TestServer) -> BTreeSet<String> {
     loop {
         let (status, page) = worker.get_json(&path, Some(REVIEWER)).await;
         assert_eq!(status, StatusCode::OK, "{page}");
-        for id in item_ids(&page) {
+        for id in common::ids(&page) {
             assert!(ids.insert(id), "duplicate across pages");
         }
         match page["next_cursor"].as_str() {
@@ -183,7 +169,7 @@ async fn a_client_resumes_on_another_worker_when_its_worker_stops() {
     let (_, page) = a
         .get_json("/api/interactions?status=pending&limit=100", Some(REVIEWER))
         .await;
-    let mut inbox: BTreeSet<String> = item_ids(&page).into_iter().collect();
+    let mut inbox: BTreeSet<String> = common::ids(&page).into_iter().collect();
     assert_eq!(inbox.len(), 5);
     let mut sse = Sse::connect(&a, page["stream_cursor"].as_str()).await;
 
@@ -196,8 +182,7 @@ async fn a_client_resumes_on_another_worker_when_its_worker_stops() {
                 match i % 3 {
                     0 => assert_eq!(b.answer(&id, json!(i % 2 == 0), None).await.0, 200),
                     1 => {
-                        let withdraw = format!("/api/interactions/{id}");
-                        let (status, _) = b.as_caller(ASKER).delete(&withdraw).await;
+                        let (status, _) = b.withdraw(&id, ASKER).await;
                         assert!(status.is_success(), "{status}");
                     }
                     _ => {}

@@ -232,19 +232,13 @@ async fn notification_doors_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notification_doors_on_two_redis_workers() {
-    let Some((url, prefix)) = redis_env::url_and_prefix("notification_doors") else {
+    let Some(space) = redis_env::url_and_prefix("notification_doors") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let (redis, dir) = (Some(space), tempfile::tempdir().unwrap());
     let mut workers = Vec::new();
     for _ in 0..2 {
-        workers.push(
-            common::start_in(dir.path(), |config| {
-                config.redis_url = Some(url.clone());
-                config.redis_prefix = prefix.clone();
-            })
-            .await,
-        );
+        workers.push(common::start_on(dir.path(), &redis, |_| {}).await);
     }
     the_notification_doors(&workers[0], &workers[1]).await;
     bad_notifications_are_refused(&workers[1]).await;

@@ -98,14 +98,9 @@ async fn server_with(
     redis: &Option<(String, String)>,
     policy: impl FnOnce(&mut WebhookPolicy),
 ) -> TestServer {
-    let redis = redis.clone();
-    common::start_in(dir, move |c| {
+    common::start_on(dir, redis, |c| {
         c.webhook_secret = Some(secret());
         policy(&mut c.webhook);
-        if let Some((url, prefix)) = redis {
-            c.redis_url = Some(url);
-            c.redis_prefix = prefix;
-        }
     })
     .await
 }

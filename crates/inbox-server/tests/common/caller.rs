@@ -41,10 +41,6 @@ impl Caller<'_> {
         self.send(Method::GET, path, None, None).await
     }
 
-    pub async fn delete(self, path: &str) -> (StatusCode, Value) {
-        self.send(Method::DELETE, path, None, None).await
-    }
-
     /// `POST path` without a body (the doors that mark or claim).
     pub async fn post_empty(self, path: &str) -> (StatusCode, Value) {
         self.send(Method::POST, path, None, None).await
