@@ -27,9 +27,21 @@ pub struct Retentions {
     pub resolved_parks: Option<Duration>,
 }
 
-/// Logs one step of a sweep: how much it removed (nothing is not news), or why it failed; a
-/// failed step is tried again on the next tick.
-fn report(step: Result<Vec<String>, StoreError>, removed: &str, failed: &str) {
+/// What a step of a sweep logs: what it removed, and what failed (it is tried again on the
+/// next tick).
+type Step = (&'static str, &'static str);
+
+const EXPIRE: Step = ("expired", "expiry sweep failed");
+const PRUNE_RESOLVED: Step = ("pruned", "pruning failed");
+const PRUNE_RUNS: Step = ("AG-UI runs pruned", "AG-UI run pruning failed");
+const PRUNE_DISMISSED: Step = (
+    "pruned dismissed notifications",
+    "notification pruning failed",
+);
+const PRUNE_PARKS: Step = ("pruned parks", "pruning parks failed");
+
+/// Logs one step of a sweep: how much it removed (nothing is not news), or why it failed.
+fn report(step: Result<Vec<String>, StoreError>, (removed, failed): Step) {
     match step {
         Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "{removed}"),
         Ok(_) => {}
@@ -64,33 +76,22 @@ pub fn spawn(
 
 /// One tick: expire what is past its deadline, then prune what is past its retention.
 async fn sweep(store: &dyn Store, retentions: Retentions) {
-    report(
-        store.expire_due(Utc::now()).await,
-        "expired",
-        "expiry sweep failed",
-    );
+    report(store.expire_due(Utc::now()).await, EXPIRE);
     if let Some(before) = cut_off(retentions.resolved) {
         report(
             store.prune_resolved(before, PRUNE_BATCH).await,
-            "pruned",
-            "pruning failed",
+            PRUNE_RESOLVED,
         );
         report(
             store.prune_finished_agui_runs(before, PRUNE_BATCH).await,
-            "AG-UI runs pruned",
-            "AG-UI run pruning failed",
+            PRUNE_RUNS,
         );
         report(
             store.prune_dismissed(before, PRUNE_BATCH).await,
-            "pruned dismissed notifications",
-            "notification pruning failed",
+            PRUNE_DISMISSED,
         );
     }
     if let Some(before) = cut_off(retentions.resolved_parks) {
-        report(
-            store.prune_parks(before, PRUNE_BATCH).await,
-            "pruned parks",
-            "pruning parks failed",
-        );
+        report(store.prune_parks(before, PRUNE_BATCH).await, PRUNE_PARKS);
     }
 }
