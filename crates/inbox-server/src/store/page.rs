@@ -21,35 +21,41 @@ pub(crate) fn before(cursor: Option<&str>) -> Result<i64, StoreError> {
     cursor.map_or(Ok(i64::MAX), parse_cursor)
 }
 
+/// A page of the list doors: interactions or notifications.
+pub(crate) trait Page: Sized {
+    type Item: Serialize;
+    fn new(items: Vec<Self::Item>, next_cursor: Option<String>, stream_cursor: String) -> Self;
+}
+
+/// Both pages are the same three fields around their items.
+macro_rules! page_of {
+    ($($page:ident of $item:ident),+) => {
+        $(impl Page for $page {
+            type Item = $item;
+            fn new(items: Vec<$item>, next_cursor: Option<String>, stream_cursor: String) -> Self {
+                $page {
+                    items,
+                    next_cursor,
+                    stream_cursor,
+                }
+            }
+        })+
+    };
+}
+
+page_of!(InteractionPage of Interaction, NotificationPage of Notification);
+
 /// A page from up to `limit + 1` rows read newest first: the extra row only tells that there is
 /// more. A row whose record is gone (`None`) is not shown but still moves the cursor on. The
 /// page also ends early, with a cursor, once its items reach [`PAGE_MAX_BYTES`] serialised
 /// (always serving at least one), so a page of large questions stays a bounded response.
-pub(crate) fn assemble(
-    rows: Vec<(i64, Option<Interaction>)>,
+pub(crate) fn assemble<P: Page>(
+    rows: Vec<(i64, Option<P::Item>)>,
     limit: usize,
     stream_cursor: String,
-) -> InteractionPage {
+) -> P {
     let (items, next_cursor) = take(rows, limit);
-    InteractionPage {
-        items,
-        next_cursor,
-        stream_cursor,
-    }
-}
-
-/// The same paging for notifications.
-pub(crate) fn assemble_notifications(
-    rows: Vec<(i64, Option<Notification>)>,
-    limit: usize,
-    stream_cursor: String,
-) -> NotificationPage {
-    let (items, next_cursor) = take(rows, limit);
-    NotificationPage {
-        items,
-        next_cursor,
-        stream_cursor,
-    }
+    P::new(items, next_cursor, stream_cursor)
 }
 
 /// The items of one page and the cursor of the next (see [`assemble`]).

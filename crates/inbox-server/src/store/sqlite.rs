@@ -865,7 +865,7 @@ impl Store for SqliteStore {
         self.read(move |tx| {
             let rows = notification::page(tx, limit, before)?;
             let stream_cursor = tail_seq(tx)?.to_string();
-            Ok(page::assemble_notifications(rows, limit, stream_cursor))
+            Ok(page::assemble(rows, limit, stream_cursor))
         })
         .await
     }

@@ -87,7 +87,7 @@ impl RedisStore {
                 cursor.as_deref(),
             )
             .await?;
-        Ok(page::assemble_notifications(rows, limit, stream_cursor))
+        Ok(page::assemble(rows, limit, stream_cursor))
     }
 
     pub(super) async fn nt_mark(
