@@ -775,8 +775,10 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| park::prune(tx, before, limit))
-            .await
+        self.write(move |tx, _| {
+            rows::prune(tx, &park::PRUNE, params![before.timestamp_millis(), limit])
+        })
+        .await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
@@ -828,8 +830,14 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| agui::prune_finished(tx, before, limit))
-            .await
+        self.write(move |tx, _| {
+            rows::prune(
+                tx,
+                &agui::PRUNE_FINISHED,
+                params![before.to_rfc3339(), limit],
+            )
+        })
+        .await
     }
 
     async fn retry_agui_run(
@@ -903,8 +911,15 @@ impl Store for SqliteStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        self.write(move |tx, _| notification::prune(tx, before, limit))
-            .await
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.write(move |tx, _| {
+            rows::prune(
+                tx,
+                &notification::PRUNE,
+                params![before.timestamp_millis(), limit],
+            )
+        })
+        .await
     }
 }
 

@@ -8,8 +8,9 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{AguiRun, AguiRunStatus, ParkStatus};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::Outbox;
 use super::queue::TURNS;
-use super::{Outbox, rows};
+use super::rows::{self, Prune};
 use crate::store::StoreError;
 use crate::store::agui::{AguiTurn, NewAguiRun, TurnResult};
 
@@ -211,24 +212,13 @@ pub(super) fn retry(
     Ok(Some(run))
 }
 
-/// Delete up to `limit` final runs last written at or before `before` (their body's
-/// `updated_at`, the moment the final turn was reported) that are not queued.
-pub(super) fn prune_finished(
-    tx: &Transaction<'_>,
-    before: DateTime<Utc>,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = rows::column(
-        tx,
-        "SELECT id FROM agui_runs
-         WHERE json_extract(body, '$.status') IN ('succeeded', 'failed', 'cancelled')
-           AND julianday(json_extract(body, '$.updated_at')) <= julianday(?1)
-           AND NOT EXISTS (SELECT 1 FROM agui_turns WHERE run_id = agui_runs.id)
-         LIMIT ?2",
-        params![before.to_rfc3339(), limit],
-    )?;
-    for id in &ids {
-        tx.execute("DELETE FROM agui_runs WHERE id = ?1", [id])?;
-    }
-    Ok(ids)
-}
+/// Final runs last written at or before `?1` (their body's `updated_at`, the moment the final
+/// turn was reported, RFC 3339) that are not queued, `?2` at most.
+pub(super) const PRUNE_FINISHED: Prune = Prune {
+    select: "SELECT id FROM agui_runs
+             WHERE json_extract(body, '$.status') IN ('succeeded', 'failed', 'cancelled')
+               AND julianday(json_extract(body, '$.updated_at')) <= julianday(?1)
+               AND NOT EXISTS (SELECT 1 FROM agui_turns WHERE run_id = agui_runs.id)
+             LIMIT ?2",
+    delete: &["DELETE FROM agui_runs WHERE id = ?1"],
+};

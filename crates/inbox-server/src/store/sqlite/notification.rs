@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Notification, StreamEvent, Submission};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::{Outbox, rows};
+use super::Outbox;
+use super::rows::{self, Prune};
 use crate::store::notification::{
     CreateOutcome, Mark, NewNotification, NewSubmission, SubmitOutcome,
 };
@@ -224,29 +225,16 @@ pub(super) fn page(
     rows::page(stmt.query(params![before, rows::page_fetch(limit)])?)
 }
 
-pub(super) fn prune(
-    tx: &Transaction<'_>,
-    before: DateTime<Utc>,
-    limit: usize,
-) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = rows::column(
-        tx,
-        "SELECT id FROM notifications
-         WHERE dismissed_at IS NOT NULL AND dismissed_at <= ?1
-         ORDER BY dismissed_at LIMIT ?2",
-        params![
-            before.timestamp_millis(),
-            i64::try_from(limit).unwrap_or(i64::MAX)
-        ],
-    )?;
-    for id in &ids {
-        tx.execute("DELETE FROM media WHERE interaction_id = ?1", [id])?;
-        tx.execute("DELETE FROM submissions WHERE notification_id = ?1", [id])?;
-        tx.execute(
-            "DELETE FROM notification_idempotency WHERE notification_id = ?1",
-            [id],
-        )?;
-        tx.execute("DELETE FROM notifications WHERE id = ?1", [id])?;
-    }
-    Ok(ids)
-}
+/// Notifications dismissed at or before `?1` (unix ms), `?2` at most, oldest first; with their
+/// media, submissions and idempotency records.
+pub(super) const PRUNE: Prune = Prune {
+    select: "SELECT id FROM notifications
+             WHERE dismissed_at IS NOT NULL AND dismissed_at <= ?1
+             ORDER BY dismissed_at LIMIT ?2",
+    delete: &[
+        "DELETE FROM media WHERE interaction_id = ?1",
+        "DELETE FROM submissions WHERE notification_id = ?1",
+        "DELETE FROM notification_idempotency WHERE notification_id = ?1",
+        "DELETE FROM notifications WHERE id = ?1",
+    ],
+};

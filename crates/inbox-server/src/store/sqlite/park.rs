@@ -10,8 +10,9 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{Interaction, Park};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::Outbox;
 use super::queue::DELIVERIES;
-use super::{Outbox, rows};
+use super::rows::Prune;
 use crate::store::park::{
     ClaimOutcome, Delivery, DeliveryResult, NewPark, StoredPark, delivery_id, resolution_of,
 };
@@ -238,27 +239,18 @@ pub(super) fn finish(
     Ok(true)
 }
 
-/// Delete up to `limit` settled parks whose last step is at or before `before` (none with a
-/// queued delivery), with their resolutions, in the caller's transaction.
-pub(super) fn prune(
-    tx: &Transaction<'_>,
-    before: DateTime<Utc>,
-    limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    let ids: Vec<String> = rows::column(
-        tx,
-        "SELECT id FROM parks
-         WHERE status != 'parked' AND COALESCE(resumed_at, resolved_at) <= ?1
-           AND id NOT IN (SELECT park_id FROM park_deliveries)
-         ORDER BY COALESCE(resumed_at, resolved_at) LIMIT ?2",
-        params![before.timestamp_millis(), limit],
-    )?;
-    for id in &ids {
-        tx.execute("DELETE FROM park_resolutions WHERE park_id = ?1", [id])?;
-        tx.execute("DELETE FROM parks WHERE id = ?1", [id])?;
-    }
-    Ok(ids)
-}
+/// Settled parks whose last step is at or before `?1` (unix ms), none with a queued delivery,
+/// `?2` at most, oldest first; with their resolutions.
+pub(super) const PRUNE: Prune = Prune {
+    select: "SELECT id FROM parks
+             WHERE status != 'parked' AND COALESCE(resumed_at, resolved_at) <= ?1
+               AND id NOT IN (SELECT park_id FROM park_deliveries)
+             ORDER BY COALESCE(resumed_at, resolved_at) LIMIT ?2",
+    delete: &[
+        "DELETE FROM park_resolutions WHERE park_id = ?1",
+        "DELETE FROM parks WHERE id = ?1",
+    ],
+};
 
 /// `failed → resolved`, attempts reset, queued again.
 pub(super) fn redeliver(

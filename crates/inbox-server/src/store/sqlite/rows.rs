@@ -1,6 +1,6 @@
 //! Reading rows back, the same way for every table: records are kept as JSON text in one
 //! column, so one record, one column of every row, a count against a cap and a page of
-//! `(rank, body)` rows are each decoded here once.
+//! `(rank, body)` rows are each decoded here once; a batch prune is run here too.
 
 use rusqlite::types::FromSql;
 use rusqlite::{Connection, OptionalExtension, Params, Rows};
@@ -65,6 +65,28 @@ pub(super) fn page<T: DeserializeOwned>(
         page.push((row.get(0)?, Some(serde_json::from_str(&body)?)));
     }
     Ok(page)
+}
+
+/// A batch to prune: `select` picks the ids (`?1` the cut-off, `?2` the batch size) and each
+/// of `delete`, in order, removes one id's rows (`?1` the id).
+pub(super) struct Prune {
+    pub select: &'static str,
+    pub delete: &'static [&'static str],
+}
+
+/// Delete the batch `prune` selects with `params`, in the caller's transaction; returns the ids.
+pub(super) fn prune(
+    conn: &Connection,
+    prune: &Prune,
+    params: impl Params,
+) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<String> = column(conn, prune.select, params)?;
+    for id in &ids {
+        for delete in prune.delete {
+            conn.execute(delete, [id])?;
+        }
+    }
+    Ok(ids)
 }
 
 /// How many rows to read for a page of `limit`: one more tells whether there is a next page.
