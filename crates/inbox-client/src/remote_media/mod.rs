@@ -333,67 +333,63 @@ mod tests {
 
     #[tokio::test]
     async fn redirects_wrong_types_and_oversize_bodies_are_refused() {
-        let fetcher = trusting_loopback(8);
-        let (port, _) = serve(response(
-            "302 Found\r\nlocation: http://169.254.169.254/latest/meta-data/",
-            b"",
-        ))
-        .await;
-        let e = fetcher
-            .fetch(&local(port, "/a.png"), RemoteKind::Image)
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(e, RemoteMediaError::Redirected { status: 302 }),
-            "{e:?}"
-        );
-
-        let (port, _) = serve(response("200 OK\r\ncontent-type: text/html", b"<script>")).await;
-        let e = fetcher
-            .fetch(&local(port, "/a.png"), RemoteKind::Image)
-            .await
-            .unwrap_err();
-        assert!(matches!(e, RemoteMediaError::WrongType { .. }), "{e:?}");
-
-        let (port, _) = serve(response("200 OK\r\ncontent-type: image/png", b"PNG")).await;
-        let e = fetcher
-            .fetch(&local(port, "/v.mp4"), RemoteKind::Video)
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(e, RemoteMediaError::WrongType { .. }),
-            "an image is not a video: {e:?}"
-        );
-
-        let (port, _) = serve(response("200 OK\r\ncontent-type: image/png", b"0123456789")).await;
-        let e = fetcher
-            .fetch(&local(port, "/a.png"), RemoteKind::Image)
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(e, RemoteMediaError::TooLarge { limit: 8 }),
-            "{e:?}"
-        );
-
         // A body longer than its announced length is cut at the cap too.
         let mut lying =
             b"HTTP/1.1 200 OK\r\ncontent-type: image/png\r\nconnection: close\r\n\r\n".to_vec();
         lying.extend_from_slice(&[0u8; 64]);
-        let (port, _) = serve(lying).await;
-        let e = fetcher
-            .fetch(&local(port, "/a.png"), RemoteKind::Image)
-            .await
-            .unwrap_err();
-        assert!(matches!(e, RemoteMediaError::TooLarge { .. }), "{e:?}");
-
-        let (port, _) = serve(response("404 Not Found\r\ncontent-type: image/png", b"")).await;
-        let e = fetcher
-            .fetch(&local(port, "/a.png"), RemoteKind::Image)
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(e, RemoteMediaError::Status { status: 404 }),
-            "{e:?}"
-        );
+        type Refusal = fn(&RemoteMediaError) -> bool;
+        let cases: [(&str, Vec<u8>, &str, RemoteKind, Refusal); 6] = [
+            (
+                "a redirect",
+                response(
+                    "302 Found\r\nlocation: http://169.254.169.254/latest/meta-data/",
+                    b"",
+                ),
+                "/a.png",
+                RemoteKind::Image,
+                |e| matches!(e, RemoteMediaError::Redirected { status: 302 }),
+            ),
+            (
+                "html as an image",
+                response("200 OK\r\ncontent-type: text/html", b"<script>"),
+                "/a.png",
+                RemoteKind::Image,
+                |e| matches!(e, RemoteMediaError::WrongType { .. }),
+            ),
+            (
+                "an image is not a video",
+                response("200 OK\r\ncontent-type: image/png", b"PNG"),
+                "/v.mp4",
+                RemoteKind::Video,
+                |e| matches!(e, RemoteMediaError::WrongType { .. }),
+            ),
+            (
+                "a body over the cap",
+                response("200 OK\r\ncontent-type: image/png", b"0123456789"),
+                "/a.png",
+                RemoteKind::Image,
+                |e| matches!(e, RemoteMediaError::TooLarge { limit: 8 }),
+            ),
+            (
+                "a body longer than announced",
+                lying,
+                "/a.png",
+                RemoteKind::Image,
+                |e| matches!(e, RemoteMediaError::TooLarge { .. }),
+            ),
+            (
+                "a 404",
+                response("404 Not Found\r\ncontent-type: image/png", b""),
+                "/a.png",
+                RemoteKind::Image,
+                |e| matches!(e, RemoteMediaError::Status { status: 404 }),
+            ),
+        ];
+        let fetcher = trusting_loopback(8);
+        for (case, served, path, kind, refused_as) in cases {
+            let (port, _) = serve(served).await;
+            let e = fetcher.fetch(&local(port, path), kind).await.unwrap_err();
+            assert!(refused_as(&e), "{case}: {e:?}");
+        }
     }
 }
