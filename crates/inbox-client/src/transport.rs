@@ -177,7 +177,7 @@ mod tests {
         Url::parse(s).unwrap()
     }
 
-    fn env(pairs: Vars) -> impl Fn(&str) -> Option<String> {
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {
             pairs
                 .iter()
@@ -271,52 +271,48 @@ mod tests {
                 &[("https_proxy", "  ")],
                 Route::Direct,
             ),
-            // NO_PROXY: a domain suffix, with or without the dot, an exact IP, `*`.
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "example.com")],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[
-                    ("HTTPS_PROXY", "http://p:1"),
-                    ("no_proxy", "other, .example.com"),
-                ],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "ample.com")],
-                via("http://p:1"),
-            ),
-            (
-                "https://10.1.2.3:8790",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "10.1.2.3")],
-                Route::Direct,
-            ),
-            (
-                "https://[2001:db8::1]",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "[2001:db8::1]")],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[
-                    ("HTTPS_PROXY", "http://p:1"),
-                    ("NO_PROXY", "inbox.example.com:443"),
-                ],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "*")],
-                Route::Direct,
-            ),
         ];
         for (target, vars, expected) in cases {
             let got = route(&url(target), &ProxySetting::Environment, env(vars)).unwrap();
             assert_eq!(&got, expected, "{target} with {vars:?}");
+        }
+
+        // NO_PROXY, beside HTTPS_PROXY=http://p:1: a domain suffix, with or without the dot, an
+        // exact IP, `*`. (target, the NO_PROXY variable, whether it goes direct)
+        let exemptions: &[(&str, (&str, &str), bool)] = &[
+            (
+                "https://inbox.example.com",
+                ("NO_PROXY", "example.com"),
+                true,
+            ),
+            (
+                "https://inbox.example.com",
+                ("no_proxy", "other, .example.com"),
+                true,
+            ),
+            (
+                "https://inbox.example.com",
+                ("NO_PROXY", "ample.com"),
+                false,
+            ),
+            ("https://10.1.2.3:8790", ("NO_PROXY", "10.1.2.3"), true),
+            ("https://[2001:db8::1]", ("NO_PROXY", "[2001:db8::1]"), true),
+            (
+                "https://inbox.example.com",
+                ("NO_PROXY", "inbox.example.com:443"),
+                true,
+            ),
+            ("https://inbox.example.com", ("NO_PROXY", "*"), true),
+        ];
+        for &(target, no_proxy, direct) in exemptions {
+            let vars = [("HTTPS_PROXY", "http://p:1"), no_proxy];
+            let expected = if direct {
+                Route::Direct
+            } else {
+                via("http://p:1")
+            };
+            let got = route(&url(target), &ProxySetting::Environment, env(&vars)).unwrap();
+            assert_eq!(got, expected, "{target} with {vars:?}");
         }
     }
 
