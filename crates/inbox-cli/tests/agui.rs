@@ -3,7 +3,6 @@
 
 mod support;
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -11,7 +10,7 @@ use std::time::{Duration, Instant};
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
-use support::{inbox, serve_on_thread, start_server};
+use support::{inbox, read_all, serve_on_thread, start_server};
 
 /// Asks one yes/no question; says "Booked." once it has an answer.
 struct Booker;
@@ -80,13 +79,7 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            let mut err = String::new();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
+            let err = read_all(child.stderr.take());
             panic!("the run's question never appeared; inbox agui run said: {err}\nlist: {text}");
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -95,19 +88,7 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     assert!(answered.status.success(), "{answered:?}");
 
     let status = child.wait().unwrap();
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (out, err) = (read_all(child.stdout.take()), read_all(child.stderr.take()));
     assert_eq!(status.code(), Some(0), "{out}\n{err}");
     assert!(
         out.contains("assistant: Shall I book the 9:40 train?"),
