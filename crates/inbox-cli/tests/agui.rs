@@ -4,13 +4,13 @@
 mod support;
 
 use std::net::SocketAddr;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
-use support::{inbox, read_all, serve_on_thread, start_server};
+use support::{Server, inbox, read_all, serve_on_thread, start_server, stderr, stdout};
 
 /// Asks one yes/no question; says "Booked." once it has an answer.
 struct Booker;
@@ -49,19 +49,19 @@ fn serve_agents() -> SocketAddr {
     )
 }
 
+/// `inbox agui run URL --message MESSAGE` against `server`.
+fn agui_run(server: &Server, agent_url: &str, message: &str) -> Command {
+    inbox(server, &["agui", "run", agent_url, "--message", message])
+}
+
 #[test]
 fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     let server = start_server();
     let agents = serve_agents();
-    let mut child = inbox(
+    let mut child = agui_run(
         &server,
-        &[
-            "agui",
-            "run",
-            &format!("http://{agents}/booker"),
-            "--message",
-            "get me to Lyon",
-        ],
+        &format!("http://{agents}/booker"),
+        "get me to Lyon",
     )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
@@ -72,7 +72,7 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     let deadline = Instant::now() + Duration::from_secs(20);
     let id = loop {
         let out = inbox(&server, &["list", "--json"]).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let text = stdout(&out);
         if let Some(line) = text.lines().find(|l| l.contains("Book the 9:40 train?")) {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             break v["id"].as_str().unwrap().to_owned();
@@ -98,29 +98,15 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     assert!(err.contains("succeeded"), "{err}");
 
     // RUN_ERROR: exit 14 with the agent's message.
-    let failed = inbox(
-        &server,
-        &[
-            "agui",
-            "run",
-            &format!("http://{agents}/broken"),
-            "--message",
-            "hi",
-        ],
-    )
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&failed.stderr);
+    let failed = agui_run(&server, &format!("http://{agents}/broken"), "hi")
+        .output()
+        .unwrap();
+    let err = stderr(&failed);
     assert_eq!(failed.status.code(), Some(14), "{err}");
     assert!(err.contains("the booking service is down"), "{err}");
 
     // A URL that is not http(s): refused by the server, exit 1 naming the field.
-    let refused = inbox(
-        &server,
-        &["agui", "run", "ftp://x.test/", "--message", "hi"],
-    )
-    .output()
-    .unwrap();
+    let refused = agui_run(&server, "ftp://x.test/", "hi").output().unwrap();
     assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("agent_url"));
+    assert!(stderr(&refused).contains("agent_url"));
 }

@@ -75,6 +75,8 @@ fn inbox_command(server: &Server, args: &[&str]) -> tokio::process::Command {
     cmd
 }
 
+type Client = RunningService<RoleClient, Host>;
+
 async fn connect(server: &Server, args: &[&str]) -> (Client, Host) {
     let host = Host::default();
     let transport = TokioChildProcess::new(inbox_command(server, args)).unwrap();
@@ -82,6 +84,15 @@ async fn connect(server: &Server, args: &[&str]) -> (Client, Host) {
         .await
         .expect("the MCP session starts");
     (running, host)
+}
+
+/// What most tests start with: a server (kept alive by the caller), its reviewer's API, and
+/// `inbox ARGS…` spawned as the MCP server of a host of ours.
+async fn session(args: &[&str]) -> (Server, ApiClient, Client, Host) {
+    let server = start_server();
+    let reviewer = api(&server, "reviewer");
+    let (client, host) = connect(&server, args).await;
+    (server, reviewer, client, host)
 }
 
 /// The one pending question, once it shows up in the reviewer's list.
@@ -130,8 +141,6 @@ fn tool_call(name: &str, arguments: Value) -> CallToolRequestParams {
     params.arguments = Some(arguments);
     params
 }
-
-type Client = RunningService<RoleClient, Host>;
 
 /// Calls tool `name` and waits (within [`STEP`]) for its result.
 async fn call_now(client: &Client, what: &str, name: &str, arguments: Value) -> CallToolResult {
@@ -211,9 +220,7 @@ async fn inbox_mcp_lists_ask_user_and_notify_user() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
     let cases = [
         (
             json!({"prompt": "Release notes headline?", "options": ["Faster builds"]}),
@@ -292,10 +299,8 @@ async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declined_expired_and_withdrawn_come_back_as_readable_results() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
+    let (server, reviewer, client, _host) = session(&["mcp"]).await;
     let asker = api(&server, "asker");
-    let (client, _host) = connect(&server, &["mcp"]).await;
 
     let call = call_in_background(
         &client,
@@ -352,9 +357,7 @@ async fn declined_expired_and_withdrawn_come_back_as_readable_results() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_notifications_arrive_while_ask_user_waits() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, host) = connect(&server, &["mcp", "--progress-every", "1"]).await;
+    let (_server, reviewer, client, host) = session(&["mcp", "--progress-every", "1"]).await;
     let call = call_in_background(
         &client,
         "ask_user",
@@ -396,9 +399,7 @@ async fn progress_notifications_arrive_while_ask_user_waits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_arguments_are_a_tool_error_naming_the_field_and_nothing_is_asked() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
     let cases = [
         (json!({"answer_format": "confirm"}), "prompt"),
         (
@@ -458,10 +459,9 @@ fn everything_server() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_everything_servers_elicitation_gets_the_inbox_answer_as_accept_and_decline() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
     let entry = everything_server();
-    let (client, _host) = connect(&server, &["mcp", "proxy", "--", "node", &entry, "stdio"]).await;
+    let (_server, reviewer, client, _host) =
+        session(&["mcp", "proxy", "--", "node", &entry, "stdio"]).await;
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     // It registers these only for a client that advertises elicitation (form, and url).
@@ -591,25 +591,20 @@ async fn serve_elicitor(socket: PathBuf) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to_external() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
     let socket_dir = tempfile::tempdir().unwrap();
     let socket = socket_dir.path().join("elicitor.sock");
     serve_elicitor(socket.clone()).await;
     let pipe = peers_dir().join("socket-pipe.js");
-    let (client, _host) = connect(
-        &server,
-        &[
-            "mcp",
-            "proxy",
-            "--timeout",
-            "5",
-            "--",
-            "node",
-            pipe.to_str().unwrap(),
-            socket.to_str().unwrap(),
-        ],
-    )
+    let (_server, reviewer, client, _host) = session(&[
+        "mcp",
+        "proxy",
+        "--timeout",
+        "5",
+        "--",
+        "node",
+        pipe.to_str().unwrap(),
+        socket.to_str().unwrap(),
+    ])
     .await;
     let elicited = |tool: &str| call_in_background(&client, tool, json!({}));
     let outcome =
@@ -694,10 +689,8 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_with_expiry_at_is_a_park_of_one_that_the_tool_resumes_once_answered() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
+    let (server, reviewer, client, _host) = session(&["mcp"]).await;
     let asker = api(&server, "asker");
-    let (client, _host) = connect(&server, &["mcp"]).await;
     let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let call = call_in_background(
         &client,
@@ -716,9 +709,7 @@ async fn an_ask_with_expiry_at_is_a_park_of_one_that_the_tool_resumes_once_answe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notify_user_delivers_a_notification_at_once_and_names_a_bad_field() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
     let result = call_now(
         &client,
         "notify_user",
