@@ -112,6 +112,18 @@ async fn pending_question(reviewer: &ApiClient) -> Interaction {
     .await
 }
 
+/// The first answered question (of the list's first page) that `which` picks.
+async fn answered(
+    reviewer: &ApiClient,
+    which: impl Fn(&Interaction) -> bool,
+) -> Option<Interaction> {
+    let page = reviewer
+        .list(StatusFilter::Answered, None, None)
+        .await
+        .unwrap();
+    page.items.into_iter().find(|ia| which(ia))
+}
+
 async fn answer(reviewer: &ApiClient, id: &str, value: Value) {
     let body = AnswerRequest {
         answer: value,
@@ -263,13 +275,8 @@ async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
         assert_eq!(got["interaction_id"], json!(question.id));
         assert!(text(&result).contains(&given.to_string()));
     }
-    let form = reviewer
-        .list(StatusFilter::Answered, None, None)
+    let form = answered(&reviewer, |ia| ia.answer_format == AnswerFormat::Form)
         .await
-        .unwrap()
-        .items
-        .into_iter()
-        .find(|ia| ia.answer_format == AnswerFormat::Form)
         .unwrap();
     assert_eq!(form.data.unwrap().values["nights"], json!(2));
     assert_eq!(form.pages.unwrap().len(), 2);
@@ -664,13 +671,8 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     let call = elicited("sign_in_and_finish");
     let result = returned("sign_in_and_finish", call).await;
     assert_eq!(outcome(result), json!({"action": "accept"}));
-    let done = reviewer
-        .list(StatusFilter::Answered, None, None)
+    let done = answered(&reviewer, |ia| ia.prompt == "Sign in to the wiki")
         .await
-        .unwrap()
-        .items
-        .into_iter()
-        .find(|ia| ia.prompt == "Sign in to the wiki")
         .expect("the wiki question is answered");
     assert_eq!(done.answer.unwrap().answered_by, "callback");
 
