@@ -15,6 +15,22 @@ use crate::views::{
 };
 use inbox_desktop_core::CommandError;
 
+/// Write `text` as `dir/name` (creating its folder) and note the name.
+fn write_binding(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    written: &mut Vec<String>,
+) -> Result<(), ts_rs::ExportError> {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, text)?;
+    written.push(name.to_owned());
+    Ok(())
+}
+
 fn export_one<T: TS + 'static>(
     dir: &Path,
     written: &mut Vec<String>,
@@ -22,45 +38,44 @@ fn export_one<T: TS + 'static>(
     let name = T::output_path().ok_or(ts_rs::ExportError::CannotBeExported(
         std::any::type_name::<T>(),
     ))?;
-    let path = dir.join(&name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(&path, T::export_to_string()?)?;
-    written.push(name.to_string_lossy().into_owned());
-    Ok(())
+    write_binding(
+        dir,
+        &name.to_string_lossy(),
+        &T::export_to_string()?,
+        written,
+    )
+}
+
+/// `export_one` for each type listed, in order.
+macro_rules! export_each {
+    ($dir:expr, $written:expr; $($ty:ty),+ $(,)?) => {
+        $(export_one::<$ty>($dir, $written)?;)+
+    };
 }
 
 /// Write every desktop type into `dir` (the `ui/src/generated` folder); returns the file names.
 pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
     let mut written = Vec::new();
-    export_one::<AccountView>(dir, &mut written)?;
-    export_one::<InboxSnapshot>(dir, &mut written)?;
-    export_one::<OpenRequest>(dir, &mut written)?;
-    export_one::<AnswerArgs>(dir, &mut written)?;
-    export_one::<DeclineArgs>(dir, &mut written)?;
-    export_one::<SubmitArgs>(dir, &mut written)?;
-    export_one::<RemoteImagesArgs>(dir, &mut written)?;
-    export_one::<NewAccount>(dir, &mut written)?;
-    export_one::<CommandError>(dir, &mut written)?;
-    // The codes live in inbox-client (the engine's errors map onto them) but are the commands'.
-    export_one::<inbox_client::CommandCode>(dir, &mut written)?;
-    export_one::<inbox_client::AppCode>(dir, &mut written)?;
+    export_each!(dir, &mut written;
+        // What the window is shown and what its commands take.
+        AccountView, InboxSnapshot, OpenRequest,
+        AnswerArgs, DeclineArgs, SubmitArgs, RemoteImagesArgs, NewAccount,
+        // The commands' error; its codes live in inbox-client (the engine's errors map onto them)
+        // but are the commands'.
+        CommandError, inbox_client::CommandCode, inbox_client::AppCode,
+    );
     export_command_names(dir, &mut written)?;
-    export_one::<SettingsView>(dir, &mut written)?;
-    export_one::<RemoteSender>(dir, &mut written)?;
-    export_one::<RemoteQuestion>(dir, &mut written)?;
-    export_one::<Preferences>(dir, &mut written)?;
-    export_one::<NotificationPrefs>(dir, &mut written)?;
-    export_one::<QuietHours>(dir, &mut written)?;
-    export_one::<Theme>(dir, &mut written)?;
+    export_each!(dir, &mut written;
+        // The settings page.
+        SettingsView, RemoteSender, RemoteQuestion,
+        Preferences, NotificationPrefs, QuietHours, Theme,
+    );
     Ok(written)
 }
 
 /// `desktop/commandNames.ts`: the window's command list, so the UI's tests can hold the real and
 /// the fake backend to the names the app registers (`command_names.rs`).
 fn export_command_names(dir: &Path, written: &mut Vec<String>) -> Result<(), ts_rs::ExportError> {
-    let name = "desktop/commandNames.ts";
     let list = crate::command_names::COMMANDS
         .iter()
         .map(|c| format!("  \"{c}\",\n"))
@@ -70,13 +85,7 @@ fn export_command_names(dir: &Path, written: &mut Vec<String>) -> Result<(), ts_
          `cargo run -p inbox-desktop --example export-ts-desktop`; do not edit.\n\n\
          export const COMMAND_NAMES = [\n{list}] as const;\n"
     );
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(&path, text)?;
-    written.push(name.to_owned());
-    Ok(())
+    write_binding(dir, "desktop/commandNames.ts", &text, written)
 }
 
 #[cfg(test)]

@@ -2,13 +2,15 @@
 //! asker and answered through the app, then every log file scanned for the tokens and the
 //! answer's text — neither may be there, while the run itself must be.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
 
 use inbox_client::{ApiClient, Token};
 use inbox_desktop::desk::Desk;
 use inbox_desktop::launch::LaunchOptions;
 use inbox_desktop::local_server::ACCOUNT_ID;
-use inbox_protocol::{AnswerFormat, AskRequest};
+use inbox_protocol::AnswerFormat;
 
 #[derive(serde::Deserialize)]
 struct TokenEntry {
@@ -45,35 +47,18 @@ async fn the_log_file_records_the_run_but_never_a_token_or_an_answer() {
     let (reviewer, asker) = (secret("reviewer"), secret("asker"));
     let base = desk.engine.accounts()[0].server_url.clone();
     let api = ApiClient::new(&base, Token::new(asker.clone())).unwrap();
-    let question = api
-        .ask(&AskRequest::new(
-            "What is the launch code?",
-            AnswerFormat::Text,
-        ))
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !desk
-        .engine
-        .snapshot_of(ACCOUNT_ID)
-        .await
-        .unwrap()
-        .cards
-        .iter()
-        .any(|c| c.interaction.id == question.id)
-    {
-        assert!(Instant::now() < deadline, "the question reached the inbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let question = support::ask(&api, "What is the launch code?", AnswerFormat::Text).await;
+    support::wait_for_card_in(&desk.engine, ACCOUNT_ID, &question.id).await;
     let answer = "zebra-umbrella-4417 is the answer";
     desk.answer(ACCOUNT_ID, &question.id, serde_json::json!(answer), None)
         .await
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while api.get(&question.id).await.unwrap().answer.is_none() {
-        assert!(Instant::now() < deadline, "the answer reached the server");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    support::eventually(
+        "the answer reached the server",
+        Duration::from_secs(10),
+        async || api.get(&question.id).await.unwrap().answer.is_some(),
+    )
+    .await;
     desk.shutdown().await;
     drop(desk);
     drop(guard); // flush

@@ -17,6 +17,8 @@ use inbox_sync::ConnectionStatus;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::OwnedValue;
 
+mod support;
+
 #[derive(Debug, Clone, PartialEq)]
 enum Call {
     Notify {
@@ -277,13 +279,12 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_silenced_b
     } = &rig;
 
     // 1. A new question → one Notify with its first line and a default action.
-    let question = asker
-        .ask(&AskRequest::new(
-            "Deploy build 42 to production?\nDetails follow.",
-            AnswerFormat::Confirm,
-        ))
-        .await
-        .unwrap();
+    let question = support::ask(
+        asker,
+        "Deploy build 42 to production?\nDetails follow.",
+        AnswerFormat::Confirm,
+    )
+    .await;
     let shown = wait_for("the notification", Duration::from_secs(10), || {
         calls.lock().unwrap().iter().find_map(|c| match c {
             Call::Notify {
@@ -353,22 +354,8 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_silenced_b
     // 4. Do not disturb: the question reaches the inbox, but nothing pops up.
     presence.set_do_not_disturb(true);
     let before = calls.lock().unwrap().len();
-    let quiet = asker
-        .ask(&AskRequest::new(
-            "Rotate the staging password?",
-            AnswerFormat::Confirm,
-        ))
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let snapshot = engine.snapshot_of("local").await.unwrap();
-        if snapshot.cards.iter().any(|c| c.interaction.id == quiet.id) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the question reached the inbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let quiet = support::ask(asker, "Rotate the staging password?", AnswerFormat::Confirm).await;
+    support::wait_for_card_in(engine, "local", &quiet.id).await;
     // Longer than the notifier gathers arrivals, so a notification would have been sent by now.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let after: Vec<Call> = calls.lock().unwrap()[before..].to_vec();
@@ -381,13 +368,12 @@ async fn a_new_question_is_notified_withdrawn_when_answered_elsewhere_silenced_b
     // otherwise render the link and fetch the image.
     presence.set_do_not_disturb(false);
     let before = calls.lock().unwrap().len();
-    asker
-        .ask(&AskRequest::new(
-            r#"<b>Urgent</b> & <a href="https://evil.example/">sign in</a> <img src="https://evil.example/t.png"/>"#,
-            AnswerFormat::Confirm,
-        ))
-        .await
-        .unwrap();
+    support::ask(
+        asker,
+        r#"<b>Urgent</b> & <a href="https://evil.example/">sign in</a> <img src="https://evil.example/t.png"/>"#,
+        AnswerFormat::Confirm,
+    )
+    .await;
     let body = wait_for(
         "the notification of the markup prompt",
         Duration::from_secs(10),
@@ -483,11 +469,7 @@ async fn yes_a_select_option_and_an_inline_reply_answer_from_the_notification_an
     // 1. Confirm: Yes and No are actions; "Yes" reaches the blocked asker as `true`, and the
     // notification then shows the outcome instead of the question.
     let from = rig.calls.lock().unwrap().len();
-    let deploy = rig
-        .asker
-        .ask(&AskRequest::new("Deploy build 42?", AnswerFormat::Confirm))
-        .await
-        .unwrap();
+    let deploy = support::ask(&rig.asker, "Deploy build 42?", AnswerFormat::Confirm).await;
     let (id, actions) = notice_for(&rig, from, "Deploy build 42?").await;
     assert_eq!(
         actions,
@@ -571,14 +553,7 @@ async fn yes_a_select_option_and_an_inline_reply_answer_from_the_notification_an
     // 3. Text, on a server with inline replies: the reply's text is the answer, and it comes
     // back in the outcome as text, not markup.
     let from = rig.calls.lock().unwrap().len();
-    let nightly = rig
-        .asker
-        .ask(&AskRequest::new(
-            "Why did the nightly fail?",
-            AnswerFormat::Text,
-        ))
-        .await
-        .unwrap();
+    let nightly = support::ask(&rig.asker, "Why did the nightly fail?", AnswerFormat::Text).await;
     let (id, actions) = notice_for(&rig, from, "Why did the nightly fail?").await;
     assert_eq!(
         actions,
@@ -606,10 +581,7 @@ async fn yes_a_select_option_and_an_inline_reply_answer_from_the_notification_an
 async fn without_inline_replies_a_text_question_only_opens() {
     let rig = Rig::start(GNOME).await;
     let from = rig.calls.lock().unwrap().len();
-    rig.asker
-        .ask(&AskRequest::new("Release notes?", AnswerFormat::Text))
-        .await
-        .unwrap();
+    support::ask(&rig.asker, "Release notes?", AnswerFormat::Text).await;
     let (_, actions) = notice_for(&rig, from, "Release notes?").await;
     assert_eq!(actions, pairs(&[("default", "Open")]));
     rig.stop().await;

@@ -8,11 +8,31 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod support;
 
 use inbox_client::{ApiClient, Token};
-use inbox_desktop::desk::LAUNCH_ACCOUNT_ID;
+use inbox_desktop::desk::{Desk, LAUNCH_ACCOUNT_ID};
+use inbox_desktop_core::CommandError;
 use inbox_protocol::{AnswerFormat, AskRequest, MediaItem, MediaKind};
 use support::{ASKER, wait_for_card};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+
+/// "Ship this design?" with one remote image at `url`.
+fn with_image(url: &str, caption: Option<&str>) -> AskRequest {
+    let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
+    ask.media = Some(vec![MediaItem {
+        kind: MediaKind::Image,
+        url: url.to_owned(),
+        caption: caption.map(str::to_owned),
+        filename: None,
+    }]);
+    ask
+}
+
+/// What the window is told when it asks the desk for `url`: a refusal with `code`.
+async fn refusal(desk: &Desk, url: &str, code: &str) -> CommandError {
+    let refused = desk.load_media(LAUNCH_ACCOUNT_ID, url).await.unwrap_err();
+    assert_eq!(refused.code.as_str(), code, "{refused}");
+    refused
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacted() {
@@ -39,44 +59,24 @@ async fn a_loopback_image_is_refused_before_and_after_consent_and_never_contacte
     let desk = support::open(dir.path(), &options).await;
 
     let image = format!("https://127.0.0.1:{port}/a.png");
-    let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
-    ask.media = Some(vec![MediaItem {
-        kind: MediaKind::Image,
-        url: image.clone(),
-        caption: Some("Mock-up".into()),
-        filename: None,
-    }]);
     let asker = ApiClient::new(&server.base_url, Token::new(ASKER)).unwrap();
-    let question = asker.ask(&ask).await.unwrap();
+    let question = asker
+        .ask(&with_image(&image, Some("Mock-up")))
+        .await
+        .unwrap();
     wait_for_card(&desk, &question.id).await;
 
-    let before = desk
-        .load_media(LAUNCH_ACCOUNT_ID, &image)
-        .await
-        .unwrap_err();
-    assert_eq!(before.code.as_str(), "remote_images_blocked", "{before}");
+    refusal(&desk, &image, "remote_images_blocked").await;
 
     desk.allow_remote_images(LAUNCH_ACCOUNT_ID, Some(question.id.clone()), None)
         .unwrap();
-    let after = desk
-        .load_media(LAUNCH_ACCOUNT_ID, &image)
-        .await
-        .unwrap_err();
-    assert_eq!(after.code.as_str(), "remote_media_refused", "{after}");
+    let after = refusal(&desk, &image, "remote_media_refused").await;
     assert!(after.message.contains("127.0.0.1"), "{after}");
 
     // Allowing the sender instead changes nothing for a loopback host either.
     desk.allow_remote_images(LAUNCH_ACCOUNT_ID, None, Some("design-bot".into()))
         .unwrap();
-    let by_sender = desk
-        .load_media(LAUNCH_ACCOUNT_ID, &image)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        by_sender.code.as_str(),
-        "remote_media_refused",
-        "{by_sender}"
-    );
+    refusal(&desk, &image, "remote_media_refused").await;
 
     assert_eq!(
         hits.load(Ordering::SeqCst),
@@ -100,16 +100,9 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
     // A loopback https URL: past the policy, the SSRF guard refuses it, so "refused" (not
     // "blocked") is how the test sees that the allowance let it through.
     let image = "https://127.0.0.1:9/a.png".to_owned();
-    let mut ask = AskRequest::new("Ship this design?", AnswerFormat::Confirm);
-    ask.media = Some(vec![MediaItem {
-        kind: MediaKind::Image,
-        url: image.clone(),
-        caption: None,
-        filename: None,
-    }]);
     let question = ApiClient::new(&server.base_url, Token::new(ASKER))
         .unwrap()
-        .ask(&ask)
+        .ask(&with_image(&image, None))
         .await
         .unwrap();
     wait_for_card(&desk, &question.id).await;
@@ -122,11 +115,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         (listed[0].account.as_str(), listed[0].sender.as_str()),
         (LAUNCH_ACCOUNT_ID, "design-bot")
     );
-    let allowed = desk
-        .load_media(LAUNCH_ACCOUNT_ID, &image)
-        .await
-        .unwrap_err();
-    assert_eq!(allowed.code.as_str(), "remote_media_refused", "{allowed}");
+    refusal(&desk, &image, "remote_media_refused").await;
     desk.shutdown().await;
     drop(desk);
 
@@ -141,11 +130,7 @@ async fn a_revoked_sender_allowance_blocks_that_senders_remote_media_again_and_s
         .unwrap();
     assert!(desk.settings_view().remote_senders.is_empty());
     wait_for_card(&desk, &question.id).await;
-    let blocked = desk
-        .load_media(LAUNCH_ACCOUNT_ID, &image)
-        .await
-        .unwrap_err();
-    assert_eq!(blocked.code.as_str(), "remote_images_blocked", "{blocked}");
+    refusal(&desk, &image, "remote_images_blocked").await;
     let again = desk
         .revoke_remote_sender(LAUNCH_ACCOUNT_ID, "design-bot")
         .unwrap_err();

@@ -36,6 +36,18 @@ for (const mark of shipped) failures.push(`ui/dist contains the fake backend's "
 const demo = await marksIn("dist-demo");
 for (const mark of MARKS) if (!demo.has(mark)) failures.push(`control: ui/dist-demo lacks "${mark}" (the search would not see the fake)`);
 
+// The form renderer is a chunk of its own (src/components/controls/LazyFormAnswer.tsx): the script
+// the page starts with holds none of rjsf's form (its field class names); another chunk does.
+const FORM_MARK = "rjsf-field";
+const entry = (await readFile(join(UI, "dist", "index.html"), "utf8")).match(/<script[^>]*\ssrc="\.\/([^"]+\.js)"/)?.[1];
+const formHolders = [];
+for (const file of (await filesOf(join(UI, "dist"))).filter((f) => f.endsWith(".js"))) {
+  if ((await readFile(file, "utf8")).includes(FORM_MARK)) formHolders.push(file);
+}
+if (!entry) failures.push("ui/dist/index.html starts no script");
+else if (formHolders.some((f) => f.endsWith(entry))) failures.push(`the start-up script ${entry} holds the form renderer ("${FORM_MARK}")`);
+if (formHolders.length === 0) failures.push(`control: no chunk of ui/dist holds the form renderer ("${FORM_MARK}")`);
+
 const server = await serveDist({ dir: "dist", headers: { "content-security-policy": CONTENT_SECURITY_POLICY } });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 try {
@@ -63,4 +75,6 @@ if (failures.length > 0) {
   console.error(failures.map((f) => `shipped bundle: ${f}`).join("\n"));
   process.exit(1);
 }
-console.log(`shipped bundle: no fake backend in ui/dist (${MARKS.length} marks, all found in ui/dist-demo); outside the app it shows its error`);
+console.log(
+  `shipped bundle: no fake backend in ui/dist (${MARKS.length} marks, all found in ui/dist-demo); the form renderer only in its own chunk (${entry} starts without it); outside the app it shows its error`,
+);

@@ -97,11 +97,7 @@ impl AppCode {
     }
 }
 
-impl std::fmt::Display for CommandCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+inbox_protocol::display_as_str!(CommandCode);
 
 impl From<ErrorCode> for CommandCode {
     fn from(code: ErrorCode) -> CommandCode {

@@ -11,15 +11,15 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 /// What `POST /api/agui/runs` takes.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct AguiRunRequest {
     /// Where the agent listens: `https://…`, or `http://` to any host (an agent is often a
     /// local process); at most [`crate::caps::AGUI_URL_MAX_CHARS`].
     pub agent_url: String,
     /// The AG-UI thread; absent means a fresh one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub thread_id: Option<String>,
     /// The parts of `RunAgentInput` the caller chooses: `messages`, `state`, `context`,
     /// `tools`, `forwardedProps`. `threadId`, `runId` and `resume` are the server's.
@@ -27,8 +27,6 @@ pub struct AguiRunRequest {
     pub input: Map<String, Value>,
     /// Extra request headers for the agent (an API key). Stored as a secret: never returned,
     /// never logged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub headers: Option<BTreeMap<String, String>>,
 }
 
@@ -89,7 +87,9 @@ pub enum AguiTranscriptItem {
 }
 
 /// An AG-UI run as `GET /api/agui/runs/{id}` shows it (the headers are never part of it).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct AguiRun {
     /// `ar_` followed by random base32.
     pub id: String,
@@ -99,13 +99,9 @@ pub struct AguiRun {
     pub agent_url: String,
     pub status: AguiRunStatus,
     /// The park of the current (or last) interrupt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub park_id: Option<String>,
     pub transcript: Vec<AguiTranscriptItem>,
     /// Why it failed (or, while `running`, why the last attempt to reach the agent failed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub error: Option<String>,
     /// Requests sent to the agent so far that it answered with a whole stream.
     pub turns: u32,
@@ -126,31 +122,24 @@ pub const AGUI_METADATA_KEY: &str = "agui";
 
 /// What a question asked for an AG-UI interrupt carries in `metadata.agui`, so a window can show
 /// the context (display-only; every string is plain text).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct AguiQuestion {
     pub run_id: String,
     pub interrupt_id: String,
     /// The interrupt's `reason` (`tool_call`, `tool_approval`, …).
     pub reason: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub tool_call_id: Option<String>,
     /// The tool call being approved, when the interrupt names one the run streamed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub tool_call: Option<AguiToolCall>,
     /// The transcript's last text message when the run paused (shortened to fit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub last_message: Option<String>,
     /// The interrupt's own `metadata`, when it fits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Option<Map<String, Value>>,
     /// The property the answer is put under in the resume payload (`approved` for a confirm
     /// without a schema); absent when the answer is the payload itself (a form).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub answer_key: Option<String>,
 }
 

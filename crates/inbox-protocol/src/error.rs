@@ -139,11 +139,22 @@ impl ErrorCode {
     }
 }
 
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// `Display` for types whose text is their `as_str()` (the wire spelling of a code or a role),
+/// so the two can never differ. Used here and by the crates above with codes of their own.
+#[macro_export]
+macro_rules! display_as_str {
+    ($($name:ty),+ $(,)?) => {
+        $(
+            impl ::std::fmt::Display for $name {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+        )+
+    };
 }
+
+display_as_str!(ErrorCode);
 
 /// `{"error": {...}}` — the body of every non-2xx response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -151,18 +162,16 @@ pub struct ErrorBody {
     pub error: ErrorDetail,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct ErrorDetail {
     pub code: ErrorCode,
     /// Human text; never echoes secrets.
     pub message: String,
     /// Dotted path of the field at fault (`media[2].url`, `data.values.count`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub field: Option<String>,
     /// `already_answered`: the interaction as resolved by the winner.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub interaction: Option<Box<crate::Interaction>>,
 }
 

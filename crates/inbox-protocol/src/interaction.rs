@@ -55,6 +55,39 @@ pub struct Interaction {
 }
 
 impl Interaction {
+    /// A pending sync question `id` with its prompt and format and nothing else: no options,
+    /// schema, link, media, deadline, answer, metadata or park. The one place every field is
+    /// written out; callers set what their question carries on top (`..Interaction::pending`).
+    pub fn pending(
+        id: impl Into<String>,
+        prompt: impl Into<String>,
+        answer_format: AnswerFormat,
+        asker: impl Into<String>,
+        created_at: DateTime<Utc>,
+    ) -> Interaction {
+        Interaction {
+            id: id.into(),
+            kind: InteractionKind::Question,
+            prompt: prompt.into(),
+            answer_format,
+            options: Vec::new(),
+            schema: None,
+            data: None,
+            pages: None,
+            link: None,
+            media: Vec::new(),
+            mode: Mode::Sync,
+            expires_at: None,
+            status: Status::Pending,
+            asker: asker.into(),
+            created_at,
+            answer: None,
+            metadata: Map::new(),
+            park_id: None,
+            park: None,
+        }
+    }
+
     /// Whether the question can still be answered.
     pub fn is_pending(&self) -> bool {
         self.status == Status::Pending

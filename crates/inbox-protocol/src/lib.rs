@@ -6,6 +6,12 @@
 //!
 //! Validation that the contract promises at ask time and at answer time lives in [`validate`];
 //! the numeric bounds are the named constants in [`caps`].
+//!
+//! A struct whose every `Option` field is left out of the JSON when `None` says so once, with
+//! `#[serde_with::skip_serializing_none]` and `#[ts(optional_fields)]` (`field?: T` in
+//! TypeScript; a field with a `type` override keeps its own `#[ts(optional, …)]`). A missing
+//! field reads as `None`. A struct that writes some `None`s as `null` (`Interaction`) marks its
+//! omitted fields one by one.
 
 pub mod agui;
 pub mod ask;

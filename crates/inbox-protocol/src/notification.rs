@@ -12,29 +12,23 @@ use crate::media::MediaItem;
 
 /// What an asker submits to `POST /api/notifications`. Only `prompt` is required;
 /// [`crate::validate::validate_notification`] names the field it refuses.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct NotificationRequest {
     /// The title line; plain text.
     pub prompt: String,
     /// Longer plain text shown under the title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub body: Option<String>,
     /// Display-only media, under the same rules as a question's (absent means none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub media: Option<Vec<MediaItem>>,
     /// A form the person may submit whenever they like: a JSON Schema, as on a form question.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub schema: Option<Value>,
     /// With `schema` only: prefill and per-send choice lists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub data: Option<FormData>,
     /// Opaque, bounded, display-only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Option<Map<String, Value>>,
 }

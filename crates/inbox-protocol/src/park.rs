@@ -9,18 +9,17 @@ use ts_rs::TS;
 use crate::ask::AskRequest;
 
 /// What `POST /api/parks` takes.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct ParkRequest {
     /// The questions, each `mode: "async"` with its own `expiry_at`; at least one, at most
     /// [`crate::caps::PARK_MAX_ASKS`].
     pub asks: Vec<AskRequest>,
     /// How the run gets its answers back; absent means `{"kind": "claim"}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub continuation: Option<Continuation>,
     /// Display-only (run id, thread id, agent name); bounded like an ask's metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -94,7 +93,9 @@ impl ParkStatus {
 }
 
 /// A park as every door shows it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct Park {
     /// `pk_` followed by random base32.
     pub id: String,
@@ -113,20 +114,14 @@ pub struct Park {
     #[ts(type = "Record<string, unknown>")]
     pub metadata: Map<String, Value>,
     /// When the park moved to `resolved` (its last question resolved).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "string")]
     pub resolved_at: Option<DateTime<Utc>>,
     /// When the resume was taken (claim) or delivered (webhook).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "string")]
     pub resumed_at: Option<DateTime<Utc>>,
     /// Webhook: delivery attempts so far.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub attempts: Option<u32>,
     /// Webhook: why the last attempt failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub last_error: Option<String>,
 }
 
@@ -140,15 +135,15 @@ impl Park {
 /// Where a question sits in its park, stamped on the interaction when the park is created, so a
 /// client can draw the park as one group ("3 from deploy-bot · run r-17") from the questions
 /// alone, without reading the park (only its asker may).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct ParkPlace {
     /// How many questions the park holds.
     pub size: u32,
     /// This question's position among them, from 0, in the order they were asked.
     pub index: u32,
     /// The run that parked, when the park's metadata names one (see [`ParkPlace::run_of`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub run: Option<String>,
 }
 
@@ -179,29 +174,23 @@ pub enum ResolutionStatus {
 }
 
 /// One question's contribution to the resume.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct Resolution {
     pub interaction_id: String,
     pub status: ResolutionStatus,
     /// The typed answer (answered only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "unknown")]
     pub value: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub params: Option<Map<String, Value>>,
     /// Who answered or declined.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub answered_by: Option<String>,
     /// Why it was declined, when the reviewer said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub reason: Option<String>,
     /// The reserved expired marker: `true` exactly when the question expired, so the run takes
     /// its expiry branch instead of reading an answer. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub expired: Option<bool>,
 }
 

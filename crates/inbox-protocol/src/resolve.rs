@@ -7,22 +7,23 @@ use ts_rs::TS;
 use crate::interaction::{Interaction, Status};
 
 /// `POST /api/interactions/{id}/answer`
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct AnswerRequest {
     #[ts(type = "unknown")]
     pub answer: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub params: Option<Map<String, Value>>,
 }
 
 /// `POST /api/interactions/{id}/decline`
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct DeclineRequest {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub reason: Option<String>,
 }
 

@@ -1,7 +1,7 @@
 //! Test set-up only (the `test-support` feature, which crates enable as a dev-dependency and
 //! production builds never do): an [`Interaction`] built from the few fields a test cares
-//! about, so that a new field of the contract is added here once and not in every fixture;
-//! and the settings every property-test suite of the workspace runs with.
+//! about, so that a new field of the contract is added once (in [`Interaction::pending`]) and
+//! not in every fixture; and the settings every property-test suite of the workspace runs with.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -18,27 +18,13 @@ impl Interaction {
     /// A pending synchronous confirm question `id` asked by `deploy-bot` now, with nothing
     /// else set; change what the test is about with the builder's setters.
     pub fn builder(id: impl Into<String>) -> InteractionBuilder {
-        InteractionBuilder(Interaction {
-            id: id.into(),
-            kind: InteractionKind::Question,
-            prompt: "Deploy?".to_owned(),
-            answer_format: AnswerFormat::Confirm,
-            options: Vec::new(),
-            schema: None,
-            data: None,
-            pages: None,
-            link: None,
-            media: Vec::new(),
-            mode: Mode::Sync,
-            expires_at: None,
-            status: Status::Pending,
-            asker: "deploy-bot".to_owned(),
-            created_at: Utc::now(),
-            answer: None,
-            metadata: Map::new(),
-            park_id: None,
-            park: None,
-        })
+        InteractionBuilder(Interaction::pending(
+            id,
+            "Deploy?",
+            AnswerFormat::Confirm,
+            "deploy-bot",
+            Utc::now(),
+        ))
     }
 }
 
@@ -46,6 +32,18 @@ impl Interaction {
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct InteractionBuilder(Interaction);
+
+/// Builder setters that each replace one field: `name(arg: Type) => field = value;`.
+macro_rules! setters {
+    ($($name:ident($arg:ident: $ty:ty) => $field:ident = $value:expr;)*) => {
+        $(
+            pub fn $name(mut self, $arg: $ty) -> Self {
+                self.0.$field = $value;
+                self
+            }
+        )*
+    };
+}
 
 impl InteractionBuilder {
     /// What an ask carries over to its question unchanged (kind, prompt, format, options,
@@ -67,84 +65,23 @@ impl InteractionBuilder {
         self
     }
 
-    pub fn kind(mut self, kind: InteractionKind) -> Self {
-        self.0.kind = kind;
-        self
-    }
-
-    pub fn prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.0.prompt = prompt.into();
-        self
-    }
-
-    pub fn format(mut self, format: AnswerFormat) -> Self {
-        self.0.answer_format = format;
-        self
-    }
-
-    pub fn options(mut self, options: Vec<ChoiceOption>) -> Self {
-        self.0.options = options;
-        self
-    }
-
-    pub fn schema(mut self, schema: Value) -> Self {
-        self.0.schema = Some(schema);
-        self
-    }
-
-    pub fn data(mut self, data: FormData) -> Self {
-        self.0.data = Some(data);
-        self
-    }
-
-    pub fn pages(mut self, pages: Vec<FormPage>) -> Self {
-        self.0.pages = Some(pages);
-        self
-    }
-
-    pub fn link(mut self, link: impl Into<Option<String>>) -> Self {
-        self.0.link = link.into();
-        self
-    }
-
-    pub fn media(mut self, media: Vec<MediaItem>) -> Self {
-        self.0.media = media;
-        self
-    }
-
-    pub fn mode(mut self, mode: Mode) -> Self {
-        self.0.mode = mode;
-        self
-    }
-
-    pub fn expires_at(mut self, expires_at: impl Into<Option<DateTime<Utc>>>) -> Self {
-        self.0.expires_at = expires_at.into();
-        self
-    }
-
-    pub fn status(mut self, status: Status) -> Self {
-        self.0.status = status;
-        self
-    }
-
-    pub fn asker(mut self, asker: impl Into<String>) -> Self {
-        self.0.asker = asker.into();
-        self
-    }
-
-    pub fn created_at(mut self, created_at: DateTime<Utc>) -> Self {
-        self.0.created_at = created_at;
-        self
-    }
-
-    pub fn answer(mut self, answer: Answer) -> Self {
-        self.0.answer = Some(answer);
-        self
-    }
-
-    pub fn metadata(mut self, metadata: Map<String, Value>) -> Self {
-        self.0.metadata = metadata;
-        self
+    setters! {
+        kind(kind: InteractionKind) => kind = kind;
+        prompt(prompt: impl Into<String>) => prompt = prompt.into();
+        format(format: AnswerFormat) => answer_format = format;
+        options(options: Vec<ChoiceOption>) => options = options;
+        schema(schema: Value) => schema = Some(schema);
+        data(data: FormData) => data = Some(data);
+        pages(pages: Vec<FormPage>) => pages = Some(pages);
+        link(link: impl Into<Option<String>>) => link = link.into();
+        media(media: Vec<MediaItem>) => media = media;
+        mode(mode: Mode) => mode = mode;
+        expires_at(expires_at: impl Into<Option<DateTime<Utc>>>) => expires_at = expires_at.into();
+        status(status: Status) => status = status;
+        asker(asker: impl Into<String>) => asker = asker.into();
+        created_at(created_at: DateTime<Utc>) => created_at = created_at;
+        answer(answer: Answer) => answer = Some(answer);
+        metadata(metadata: Map<String, Value>) => metadata = metadata;
     }
 
     /// The park the question belongs to and its place in it.

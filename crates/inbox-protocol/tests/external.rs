@@ -6,18 +6,14 @@ use chrono::Utc;
 use inbox_protocol::validate::validate_ask;
 use inbox_protocol::{AskRequest, ErrorCode};
 use serde_json::{Value, json};
+use support::with;
+
+mod support;
 
 fn external(patch: Value) -> Value {
-    let mut body = json!({"prompt": "Sign the NDA", "answer_format": "external",
-                          "link": "https://sign.example/doc?return={callback_url}"});
-    for (k, v) in patch.as_object().unwrap() {
-        if v.is_null() {
-            body.as_object_mut().unwrap().remove(k);
-        } else {
-            body[k] = v.clone();
-        }
-    }
-    body
+    let body = json!({"prompt": "Sign the NDA", "answer_format": "external",
+                      "link": "https://sign.example/doc?return={callback_url}"});
+    with(&body, patch)
 }
 
 fn check(body: &Value) -> Result<(), (ErrorCode, String)> {

@@ -5,10 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{TimeZone, Utc};
 use inbox_protocol::AskRequest;
 use inbox_protocol::validate::{compile_checked, validate_ask};
 use serde_json::{Value, json};
+use support::now;
+
+mod support;
 
 fn ui_schemas() -> PathBuf {
     PathBuf::from(
@@ -27,8 +29,7 @@ fn read(path: &Path) -> Value {
 fn ask_form(schema: &Value) -> Result<(), String> {
     let body = json!({"prompt": "Fill in the form", "answer_format": "form", "schema": schema});
     let req: AskRequest = serde_json::from_value(body).map_err(|e| e.to_string())?;
-    let now = Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap();
-    validate_ask(&req, now)
+    validate_ask(&req, now())
         .map(drop)
         .map_err(|e| format!("{}: {}", e.field, e.message))
 }

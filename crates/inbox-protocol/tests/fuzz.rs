@@ -6,7 +6,7 @@
 //! The case count is bounded for CI; `INBOX_PROPTEST_CASES=N` runs N cases per property (the long
 //! run in docs/reliability.md).
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use inbox_protocol::test_support::proptest_config;
 use inbox_protocol::validate::{
     Retention, effective_schema, validate_answer, validate_ask, validate_decline, validate_params,
@@ -17,10 +17,9 @@ use inbox_protocol::{
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
+use support::{form_schema, now, question_from};
 
-fn now() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
-}
+mod support;
 
 // ---- strategies -----------------------------------------------------------------------------
 
@@ -123,18 +122,6 @@ const ASK_FIELDS: &[&str] = &[
     "metadata",
     "verifier",
 ];
-
-fn form_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "count": {"type": "integer", "minimum": 1},
-            "date": {"type": "string"},
-            "note": {"type": "string", "maxLength": 200}
-        },
-        "required": ["count", "date"]
-    })
-}
 
 /// A valid ask of each format, to mutate from: fuzzing only from junk would rarely get past
 /// the first field.
@@ -240,12 +227,7 @@ fn names_a_field(e: &ValidationError, roots: &[&str]) -> Result<(), TestCaseErro
 }
 
 fn interaction_from(req: AskRequest, expires_at: Option<DateTime<Utc>>) -> Interaction {
-    Interaction::builder("ia_fuzz")
-        .ask(req)
-        .expires_at(expires_at)
-        .asker("fuzz-bot")
-        .created_at(now())
-        .build()
+    question_from("ia_fuzz", "fuzz-bot", req, expires_at)
 }
 
 /// An ask body through the whole ask path; the accepted question, if it was accepted.

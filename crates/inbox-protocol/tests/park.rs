@@ -18,6 +18,11 @@ fn park(body: Value) -> ParkRequest {
     serde_json::from_value(body).expect("shape parses")
 }
 
+/// One question an hour out, resuming through a webhook at `url`.
+fn webhook_park(url: &str) -> Value {
+    json!({"asks": [ask(&in_hours(1))], "continuation": {"kind": "webhook", "url": url}})
+}
+
 fn refused(body: Value) -> (ErrorCode, String, String) {
     let err =
         validate_park(&park(body), Utc::now(), Retention::DEFAULT).expect_err("must be refused");
@@ -122,9 +127,7 @@ fn a_webhook_is_https_or_http_to_loopback() {
         "http://localhost/hook",
         "http://[::1]:8080/",
     ] {
-        let body =
-            json!({"asks": [ask(&in_hours(1))], "continuation": {"kind": "webhook", "url": ok}});
-        validate_park(&park(body), Utc::now(), Retention::DEFAULT).expect(ok);
+        validate_park(&park(webhook_park(ok)), Utc::now(), Retention::DEFAULT).expect(ok);
     }
     for bad in [
         "http://hooks.example.org/resume",
@@ -136,9 +139,7 @@ fn a_webhook_is_https_or_http_to_loopback() {
         "https://hooks.example.org/ x",
         "",
     ] {
-        let body =
-            json!({"asks": [ask(&in_hours(1))], "continuation": {"kind": "webhook", "url": bad}});
-        let (code, field, _) = refused(body);
+        let (code, field, _) = refused(webhook_park(bad));
         assert_eq!(
             (code, field.as_str()),
             (ErrorCode::InvalidField, "continuation.url"),

@@ -14,6 +14,9 @@ use inbox_protocol::{
     AskRequest, DeclineRequest, ErrorBody, ErrorCode, Interaction, ValidationError,
 };
 use serde_json::{Value, json};
+use support::{form_schema, now, question_from, with};
+
+mod support;
 
 use ErrorCode::{
     FieldNotAllowed, InvalidAnswer, InvalidField, InvalidMedia, MediaTooLarge, MissingField,
@@ -23,25 +26,8 @@ use ErrorCode::{
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-fn now() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap()
-}
-
 fn ask(body: &Value) -> AskRequest {
     serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("not an ask body: {e}\n{body}"))
-}
-
-/// `base` with `patch`'s top-level keys set (a `null` removes the key).
-fn with(base: &Value, patch: Value) -> Value {
-    let mut out = base.as_object().expect("object").clone();
-    for (key, value) in patch.as_object().expect("object") {
-        if value.is_null() {
-            out.remove(key);
-        } else {
-            out.insert(key.clone(), value.clone());
-        }
-    }
-    Value::Object(out)
 }
 
 fn text() -> Value {
@@ -55,17 +41,6 @@ fn select() -> Value {
         "prompt": "Which region?",
         "answer_format": "select",
         "options": [{"value": "eu", "label": "Europe"}, {"value": "us"}]
-    })
-}
-fn form_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "count": {"type": "integer", "minimum": 1},
-            "date": {"type": "string"},
-            "note": {"type": "string", "maxLength": 200}
-        },
-        "required": ["count", "date"]
     })
 }
 fn form() -> Value {
@@ -97,6 +72,27 @@ fn external() -> Value {
         "answer_format": "external",
         "link": "https://sign.example/start?return={callback_url}"
     })
+}
+/// A confirm question in async mode, due at `expiry_at`.
+fn async_until(expiry_at: &str) -> Value {
+    with(&confirm(), json!({"mode": "async", "expiry_at": expiry_at}))
+}
+/// The form question answered against `schema`.
+fn form_of(schema: Value) -> Value {
+    with(&form(), json!({ "schema": schema }))
+}
+/// The form question split into `pages`.
+fn paged(pages: Value) -> Value {
+    with(&form(), json!({ "pages": pages }))
+}
+/// The form question with `data` as its per-send overlay.
+fn prefilled(data: Value) -> Value {
+    with(&form(), json!({ "data": data }))
+}
+/// A confirm question showing one document offered for download as `filename`.
+fn document_named(filename: impl Into<Value>) -> Value {
+    let filename: Value = filename.into();
+    media(json!([{"kind": "document", "url": "https://files.example/r.pdf", "filename": filename}]))
 }
 fn media(items: Value) -> Value {
     with(&confirm(), json!({ "media": items }))
@@ -292,39 +288,29 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "form schema that does not compile",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {"count": {"type": "integre"}}}}),
-            ),
+            form_of(json!({"type": "object", "properties": {"count": {"type": "integre"}}})),
             InvalidField,
             "schema",
         ),
         no(
             "form schema with a remote $ref",
-            with(
-                &form(),
-                json!({"schema": {"$ref": "https://schemas.example/booking.json"}}),
-            ),
+            form_of(json!({"$ref": "https://schemas.example/booking.json"})),
             InvalidField,
             "schema.$ref",
         ),
         no(
             "form schema whose $defs entry refers to itself in place",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
-                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}}),
+            form_of(
+                json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}),
             ),
             InvalidField,
             "schema.$defs.a.allOf[0].$ref",
         ),
         no(
             "form schema with a lookahead pattern",
-            with(
-                &form(),
-                json!({"schema": {"type": "object", "properties": {
-                    "x": {"type": "string", "pattern": "^(?!admin)"}}}}),
-            ),
+            form_of(json!({"type": "object", "properties": {
+                    "x": {"type": "string", "pattern": "^(?!admin)"}}})),
             InvalidField,
             "schema.properties.x.pattern",
         ),
@@ -340,19 +326,19 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "form schema that is not an object",
-            with(&form(), json!({"schema": true})),
+            form_of(json!(true)),
             InvalidField,
             "schema",
         ),
         no(
             "form schema of a non-object answer",
-            with(&form(), json!({"schema": {"type": "array"}})),
+            form_of(json!({"type": "array"})),
             InvalidField,
             "schema",
         ),
         no(
             "form schema over the byte cap",
-            with(&form(), json!({"schema": big_schema})),
+            form_of(big_schema),
             InvalidField,
             "schema",
         ),
@@ -458,22 +444,19 @@ fn ask_refusals() -> Vec<Refusal> {
         // form data
         no(
             "prefill of an undeclared property",
-            with(&form(), json!({"data": {"values": {"colour": "red"}}})),
+            prefilled(json!({"values": {"colour": "red"}})),
             UnknownProperty,
             "data.values.colour",
         ),
         no(
             "prefill of the wrong type",
-            with(&form(), json!({"data": {"values": {"count": "three"}}})),
+            prefilled(json!({"values": {"count": "three"}})),
             InvalidField,
             "data.values.count",
         ),
         no(
             "prefill below the property's minimum",
-            with(
-                &form(),
-                json!({"data": {"values": {"date": "2026-12-01", "count": 0}}}),
-            ),
+            prefilled(json!({"values": {"date": "2026-12-01", "count": 0}})),
             InvalidField,
             "data.values.count",
         ),
@@ -491,119 +474,89 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "options for an undeclared property",
-            with(
-                &form(),
-                json!({"data": {"options": {"colour": [{"value": "red"}]}}}),
-            ),
+            prefilled(json!({"options": {"colour": [{"value": "red"}]}})),
             UnknownProperty,
             "data.options.colour",
         ),
         no(
             "options for a non-string property",
-            with(
-                &form(),
-                json!({"data": {"options": {"count": [{"value": "1"}]}}}),
-            ),
+            prefilled(json!({"options": {"count": [{"value": "1"}]}})),
             FieldNotAllowed,
             "data.options.count",
         ),
         no(
             "an empty per-send option list",
-            with(&form(), json!({"data": {"options": {"date": []}}})),
+            prefilled(json!({"options": {"date": []}})),
             InvalidField,
             "data.options.date",
         ),
         no(
             "a repeated per-send option",
-            with(
-                &form(),
-                json!({"data": {"options": {"date": [{"value": "d"}, {"value": "d"}]}}}),
-            ),
+            prefilled(json!({"options": {"date": [{"value": "d"}, {"value": "d"}]}})),
             InvalidField,
             "data.options.date[1].value",
         ),
         no(
             "a blank per-send option label",
-            with(
-                &form(),
-                json!({"data": {"options": {"date": [{"value": "d", "label": " "}]}}}),
-            ),
+            prefilled(json!({"options": {"date": [{"value": "d", "label": " "}]}})),
             InvalidField,
             "data.options.date[0].label",
         ),
         // pages
         no(
             "an empty page list",
-            with(&form(), json!({"pages": []})),
+            paged(json!([])),
             InvalidField,
             "pages",
         ),
         no(
             "a page naming an unknown field",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "Basics", "fields": ["count", "date"]},
-                    {"title": "More", "fields": ["colour", "note"]}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "Basics", "fields": ["count", "date"]},
+                {"title": "More", "fields": ["colour", "note"]}
+            ])),
             UnknownProperty,
             "pages[1].fields[0]",
         ),
         no(
             "a field on two pages",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "Basics", "fields": ["count", "date"]},
-                    {"title": "More", "fields": ["note", "count"]}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "Basics", "fields": ["count", "date"]},
+                {"title": "More", "fields": ["note", "count"]}
+            ])),
             InvalidField,
             "pages[1].fields[1]",
         ),
         no(
             "a field twice on one page",
-            with(
-                &form(),
-                json!({"pages": [{"title": "All", "fields": ["count", "date", "note", "date"]}]}),
-            ),
+            paged(json!([{"title": "All", "fields": ["count", "date", "note", "date"]}])),
             InvalidField,
             "pages[0].fields[3]",
         ),
         no(
             "a property on no page",
-            with(
-                &form(),
-                json!({"pages": [{"title": "Basics", "fields": ["count", "date"]}]}),
-            ),
+            paged(json!([{"title": "Basics", "fields": ["count", "date"]}])),
             InvalidField,
             "pages",
         ),
         no(
             "a blank page title",
-            with(
-                &form(),
-                json!({"pages": [{"title": "", "fields": ["count", "date", "note"]}]}),
-            ),
+            paged(json!([{"title": "", "fields": ["count", "date", "note"]}])),
             InvalidField,
             "pages[0].title",
         ),
         no(
             "a page without fields",
-            with(
-                &form(),
-                json!({"pages": [
-                    {"title": "All", "fields": ["count", "date", "note"]},
-                    {"title": "Empty", "fields": []}
-                ]}),
-            ),
+            paged(json!([
+                {"title": "All", "fields": ["count", "date", "note"]},
+                {"title": "Empty", "fields": []}
+            ])),
             InvalidField,
             "pages[1].fields",
         ),
         no(
             "over the page cap",
-            with(&form(), json!({"pages": too_many_pages})),
+            paged(json!(too_many_pages)),
             InvalidField,
             "pages",
         ),
@@ -751,34 +704,25 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "a blank filename",
-            media(
-                json!([{"kind": "document", "url": "https://files.example/r.pdf", "filename": ""}]),
-            ),
+            document_named(""),
             InvalidMedia,
             "media[0].filename",
         ),
         no(
             "a filename with a slash",
-            media(
-                json!([{"kind": "document", "url": "https://files.example/r.pdf", "filename": "../etc/passwd"}]),
-            ),
+            document_named("../etc/passwd"),
             InvalidMedia,
             "media[0].filename",
         ),
         no(
             "a filename with a backslash",
-            media(
-                json!([{"kind": "document", "url": "https://files.example/r.pdf", "filename": "C:\\r.pdf"}]),
-            ),
+            document_named("C:\\r.pdf"),
             InvalidMedia,
             "media[0].filename",
         ),
         no(
             "a filename over the cap",
-            media(
-                json!([{"kind": "document", "url": "https://files.example/r.pdf",
-                          "filename": format!("{}.pdf", "f".repeat(MEDIA_FILENAME_MAX_CHARS))}]),
-            ),
+            document_named(format!("{}.pdf", "f".repeat(MEDIA_FILENAME_MAX_CHARS))),
             InvalidMedia,
             "media[0].filename",
         ),
@@ -844,37 +788,25 @@ fn ask_refusals() -> Vec<Refusal> {
         ),
         no(
             "a naive expiry_at",
-            with(
-                &confirm(),
-                json!({"mode": "async", "expiry_at": "2026-06-02T12:00:00"}),
-            ),
+            async_until("2026-06-02T12:00:00"),
             InvalidField,
             "expiry_at",
         ),
         no(
             "an expiry_at that is no date",
-            with(
-                &confirm(),
-                json!({"mode": "async", "expiry_at": "tomorrow"}),
-            ),
+            async_until("tomorrow"),
             InvalidField,
             "expiry_at",
         ),
         no(
             "an expiry_at in the past",
-            with(
-                &confirm(),
-                json!({"mode": "async", "expiry_at": "2026-06-01T11:59:59Z"}),
-            ),
+            async_until("2026-06-01T11:59:59Z"),
             InvalidField,
             "expiry_at",
         ),
         no(
             "an expiry_at of this very moment",
-            with(
-                &confirm(),
-                json!({"mode": "async", "expiry_at": "2026-06-01T14:00:00+02:00"}),
-            ),
+            async_until("2026-06-01T14:00:00+02:00"),
             InvalidField,
             "expiry_at",
         ),
@@ -959,10 +891,7 @@ fn ask_acceptances() -> Vec<(&'static str, Value, Option<DateTime<Utc>>)> {
         ),
         (
             "a prefill that leaves a required property to the person",
-            with(
-                &form(),
-                json!({"data": {"values": {"note": "bring snacks"}}}),
-            ),
+            prefilled(json!({"values": {"note": "bring snacks"}})),
             None,
         ),
         (
@@ -1051,10 +980,7 @@ fn valid_asks_of_every_format_pass_with_their_deadline() {
 
 #[test]
 fn a_missing_page_is_named_in_the_message() {
-    let body = with(
-        &form(),
-        json!({"pages": [{"title": "Basics", "fields": ["count"]}]}),
-    );
+    let body = paged(json!([{"title": "Basics", "fields": ["count"]}]));
     let e = validate_ask(&ask(&body), now()).unwrap_err();
     assert_eq!((e.code, e.field.as_str()), (InvalidField, "pages"));
     assert!(
@@ -1077,12 +1003,7 @@ fn a_refusal_becomes_a_400_error_body_naming_the_field() {
 fn question(body: Value) -> Interaction {
     let req = ask(&body);
     let accepted = validate_ask(&req, now()).expect("fixture asks are valid");
-    Interaction::builder("ia_test")
-        .ask(req)
-        .expires_at(accepted.expires_at)
-        .asker("deploy-bot")
-        .created_at(now())
-        .build()
+    question_from("ia_test", "deploy-bot", req, accepted.expires_at)
 }
 
 #[test]
@@ -1138,19 +1059,16 @@ fn answers_that_fit_their_format_pass() {
 
 #[test]
 fn answers_that_do_not_fit_are_refused_naming_the_field() {
-    let nested = with(
-        &form(),
-        json!({"schema": {
-            "type": "object",
-            "properties": {
-                "rows": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {"name": {"type": "string", "minLength": 1}}
-                }},
-                "when": {"type": "string", "format": "date"}
-            }
-        }}),
-    );
+    let nested = form_of(json!({
+        "type": "object",
+        "properties": {
+            "rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string", "minLength": 1}}
+            }},
+            "when": {"type": "string", "format": "date"}
+        }
+    }));
     let signed = with(
         &external(),
         json!({"schema": {"type": "object", "properties": {"signed": {"type": "boolean"}}, "required": ["signed"]}}),

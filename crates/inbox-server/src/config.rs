@@ -45,6 +45,9 @@ pub struct ServerConfig {
     /// A connection with no request in flight and nothing received for this long is closed.
     /// An open stream or long-poll is in flight, so it is never cut.
     pub idle_timeout: Duration,
+    /// A connection whose client has taken no byte for this long while a response waits to
+    /// go out (e.g. a stream subscriber that stopped reading) is closed.
+    pub send_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
     /// The longest a callback ticket lives; it dies sooner with its question's deadline.
@@ -87,6 +90,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("send_timeout", &self.send_timeout)
             .field("max_connections", &self.max_connections)
             .field("ticket_max_ttl", &self.ticket_max_ttl)
             .field("resolved_retention", &self.resolved_retention)
@@ -119,6 +123,7 @@ impl ServerConfig {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
+            send_timeout: Duration::from_secs(30),
             max_connections: 512,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
             resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
@@ -154,11 +159,7 @@ impl Role {
     }
 }
 
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+inbox_protocol::display_as_str!(Role);
 
 impl FromStr for Role {
     type Err = TokenSpecError;

@@ -10,6 +10,9 @@
 //! - **Idle timeout**: a connection with no request in flight and no byte received for
 //!   `idle_timeout` is closed. A request is in flight until its response body has been sent
 //!   or dropped, so an open SSE stream or a long-poll is never idle, whatever its keepalive.
+//! - **Send timeout**: a connection whose socket has refused every byte for `send_timeout`
+//!   (its client stopped reading while a response waits to go out) is closed. This is what ends
+//!   an SSE stream whose client went silent: the stream holds no queue of its own (`stream.rs`).
 //! - The body read timeout lives with the body readers (`body.rs`): it bounds reading the
 //!   whole body, not the gaps between its bytes.
 
@@ -37,6 +40,7 @@ use tower::ServiceExt;
 pub struct ConnectionLimits {
     pub header_read_timeout: Duration,
     pub idle_timeout: Duration,
+    pub send_timeout: Duration,
     pub max_connections: usize,
 }
 
@@ -77,6 +81,7 @@ pub async fn serve(
         let io = TokioIo::new(Watched {
             io: tcp,
             activity: activity.clone(),
+            write_blocked: false,
         });
         let service = hyper::service::service_fn({
             let router = router.clone();
@@ -109,7 +114,8 @@ pub async fn serve(
                     }
                 }
                 reason = activity.expired(limits) => {
-                    // Nothing is in flight: dropping the connection loses no response.
+                    // Nothing is in flight, or the client stopped taking what is: dropping
+                    // the connection loses no response anyone would read.
                     tracing::debug!(reason, "connection closed");
                 }
             }
@@ -133,6 +139,8 @@ struct ActivityState {
     head_started: Option<Instant>,
     /// When the connection last became idle (opened, or its last response finished).
     idle_since: Instant,
+    /// Since when the socket has taken no byte of what is waiting to be written.
+    write_blocked_since: Option<Instant>,
 }
 
 impl Activity {
@@ -142,6 +150,7 @@ impl Activity {
                 in_flight: 0,
                 head_started: None,
                 idle_since: Instant::now(),
+                write_blocked_since: None,
             }),
         }
     }
@@ -160,11 +169,20 @@ impl Activity {
 
     /// Resolves when the connection should be closed, naming why.
     async fn expired(&self, limits: ConnectionLimits) -> &'static str {
-        let tick = (limits.header_read_timeout.min(limits.idle_timeout) / 4)
-            .clamp(Duration::from_millis(20), Duration::from_secs(1));
+        let tick = (limits
+            .header_read_timeout
+            .min(limits.idle_timeout)
+            .min(limits.send_timeout)
+            / 4)
+        .clamp(Duration::from_millis(20), Duration::from_secs(1));
         loop {
             tokio::time::sleep(tick).await;
             let verdict = self.with(|s| {
+                if s.write_blocked_since
+                    .is_some_and(|at| at.elapsed() >= limits.send_timeout)
+                {
+                    return Some("client stopped reading");
+                }
                 if s.in_flight > 0 {
                     return None;
                 }
@@ -235,10 +253,24 @@ impl HttpBody for Tracked {
     }
 }
 
-/// The socket, reporting received bytes to the watchdog.
+/// The socket, reporting received bytes and refused writes to the watchdog.
 struct Watched {
     io: TcpStream,
     activity: Arc<Activity>,
+    /// Whether the last write was refused (`Pending`): the watchdog is told only when this
+    /// changes, not on every write.
+    write_blocked: bool,
+}
+
+impl Watched {
+    fn note_write<T>(&mut self, polled: &Poll<io::Result<T>>) {
+        let blocked = polled.is_pending();
+        if blocked != self.write_blocked {
+            self.write_blocked = blocked;
+            let since = blocked.then(Instant::now);
+            self.activity.with(|s| s.write_blocked_since = since);
+        }
+    }
 }
 
 impl AsyncRead for Watched {
@@ -262,7 +294,9 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.note_write(&polled);
+        polled
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -278,7 +312,9 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.note_write(&polled);
+        polled
     }
 
     fn is_write_vectored(&self) -> bool {

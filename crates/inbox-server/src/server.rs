@@ -234,6 +234,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let limits = ConnectionLimits {
         header_read_timeout: config.header_read_timeout,
         idle_timeout: config.idle_timeout,
+        send_timeout: config.send_timeout,
         max_connections: config.max_connections,
     };
     let serving = tokio::spawn(listener::serve(listener, router, limits, stopped));

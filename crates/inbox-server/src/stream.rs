@@ -10,8 +10,17 @@
 //! Reviewers see every event. An asker may open the stream too and sees only the `submitted`
 //! events of its own notifications (and `reset`): that is how a submission reaches its asker
 //! as a message without anyone polling.
+//!
+//! The response body *is* the feed: hyper asks it for the next frame when the socket can take
+//! one, and only then is the next event taken off the live bus. There is no task and no frame
+//! queue per connection (at 10,000 subscribers a task each doubled the wake-ups per event and
+//! its queue was most of the memory a subscriber cost over the bare broadcast floor; see
+//! docs/benchmarks.md). A slow reader therefore holds nothing but its place on the shared bus:
+//! when the bus has moved on past it, it gets a `reset` and the stream ends. A client that takes
+//! no bytes at all is closed by the listener's send timeout (`listener.rs`).
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,12 +28,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
 use inbox_protocol::{ResetEvent, ResetReason, StreamEvent};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::mpsc;
-use tokio::sync::mpsc::error::SendTimeoutError;
-use tokio_stream::wrappers::ReceiverStream;
+use tokio::time::{Instant, Sleep};
 
 use crate::config::Role;
 use crate::error::ApiError;
@@ -33,12 +39,8 @@ use crate::principal::Principal;
 use crate::state::AppState;
 use crate::store::{EventsAfter, LiveBus, Store, StoredEvent};
 
-/// Frames buffered per connection before the sender waits on a slow client.
-const FRAME_BUFFER: usize = 64;
 /// Events read from the store at a time while a resume catches up.
 const BACKLOG_BATCH: usize = 100;
-/// How long a client may leave a full buffer untaken before its stream is closed.
-const SUBSCRIBER_STALL: Duration = Duration::from_secs(30);
 /// The comment sent when nothing else was sent for the keepalive interval.
 const KEEPALIVE: &[u8] = b":keepalive\n\n";
 
@@ -65,91 +67,27 @@ pub async fn stream(
     let live = store.subscribe();
     // Where sending starts, checked before the response so a bad id is known at once. The
     // backlog itself is read in batches by the feed, never held whole.
-    let (start, resume) = match requested {
-        None => (store.tail_cursor().await?, None),
+    let start = match requested {
+        None => Start::Tail(store.tail_cursor().await?),
         Some(id) => match store.events_after(&id, 1).await? {
             // Dedupe starts at the requested id: the backlog passes, the live copies of the
             // same events (published after we subscribed) do not.
-            EventsAfter::Events(_) => (id.clone(), Some(id)),
+            EventsAfter::Events(_) => Start::Resume(id),
             EventsAfter::Gap(reason) => {
                 let (reset, tail) = reset_at_tail(store.as_ref(), reason).await?;
-                let (frames, rx) = mpsc::channel(FRAME_BUFFER);
-                let _ = frames.try_send(frame(&reset));
-                return Ok(spawn_feed(
-                    &state, store, audience, live, frames, rx, tail, None,
-                ));
+                Start::Reset {
+                    frame: reset.sse_frame(),
+                    tail,
+                }
             }
         },
     };
-    let (frames, rx) = mpsc::channel(FRAME_BUFFER);
-    Ok(spawn_feed(
-        &state, store, audience, live, frames, rx, start, resume,
-    ))
-}
-
-/// Start the task that feeds one connection: the backlog after `resume` (if any), then the
-/// live tail, until the client leaves, the server stops, or the client falls too far behind.
-#[allow(clippy::too_many_arguments)]
-fn spawn_feed(
-    state: &AppState,
-    store: Arc<dyn Store>,
-    audience: Option<String>,
-    mut live: LiveBus,
-    frames: mpsc::Sender<Bytes>,
-    rx: mpsc::Receiver<Bytes>,
-    last_sent: String,
-    resume: Option<String>,
-) -> Response {
-    let stopping = state.stopping();
-    let keepalive = state.keepalive();
-    tokio::spawn(async move {
-        let mut feed = Feed {
-            store,
-            audience,
-            frames,
-            last_sent,
-            last_queued: tokio::time::Instant::now(),
-        };
-        if resume.is_some() && !feed.send_backlog().await {
-            return;
-        }
-        tokio::pin!(stopping);
-        let quiet = tokio::time::sleep_until(feed.last_queued + keepalive);
-        tokio::pin!(quiet);
-        loop {
-            let keep_going = tokio::select! {
-                () = feed.frames.closed() => false,
-                () = &mut stopping => false,
-                // Nothing queued for this client for a while (events it may not see do not
-                // count): a comment, so proxies and its silence timer see the stream alive.
-                // A full buffer already says the client is behind.
-                () = &mut quiet => {
-                    let _ = feed.frames.try_send(Bytes::from_static(KEEPALIVE));
-                    feed.last_queued = tokio::time::Instant::now();
-                    quiet.as_mut().reset(feed.last_queued + keepalive);
-                    true
-                }
-                received = live.recv() => match received {
-                    Ok(event) => {
-                        let sent = feed.send(&event.stored, || event.frame.clone()).await;
-                        quiet.as_mut().reset(feed.last_queued + keepalive);
-                        sent
-                    }
-                    // The live bus overflowed for this connection: it cannot keep up. Tell
-                    // it to refetch and let it go, rather than buffer for it without bound.
-                    Err(RecvError::Lagged(_)) => {
-                        feed.drop_slow().await;
-                        false
-                    }
-                    Err(RecvError::Closed) => false,
-                },
-            };
-            if !keep_going {
-                break;
-            }
-        }
+    let feed = Feed::new(&state, store, audience, live, start);
+    let body = futures::stream::unfold(feed, |mut feed| async move {
+        let frame = feed.next_frame().await?;
+        Some((Ok::<_, Infallible>(frame), feed))
     });
-    (
+    Ok((
         [
             (
                 header::CONTENT_TYPE,
@@ -157,13 +95,19 @@ fn spawn_feed(
             ),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
         ],
-        Body::from_stream(ReceiverStream::new(rx).map(Ok::<_, Infallible>)),
+        Body::from_stream(body),
     )
-        .into_response()
+        .into_response())
 }
 
-fn frame(stored: &StoredEvent) -> Bytes {
-    stored.sse_frame()
+/// Where a connection's feed begins.
+enum Start {
+    /// A fresh connect: the live tail after this cursor.
+    Tail(String),
+    /// A resume: the retained events after this id, then the live tail.
+    Resume(String),
+    /// A resume that cannot be honoured: this `reset` frame first, then the tail after `tail`.
+    Reset { frame: Bytes, tail: String },
 }
 
 /// The resume cannot be honoured: a `reset` frame at the tail cursor, logged.
@@ -180,89 +124,201 @@ async fn reset_at_tail(
     Ok((reset, tail))
 }
 
-/// One connection's sending side.
+/// What is left of a resume's backlog.
+struct Backlog {
+    /// Read from the store, not yet sent.
+    batch: std::collections::VecDeque<StoredEvent>,
+    /// Whether the store may hold more after this batch.
+    more: bool,
+}
+
+/// One connection's feed, polled by hyper for each next frame.
 struct Feed {
     store: Arc<dyn Store>,
     /// `Some(asker)`: only that asker's `submitted` events (and resets) pass.
     audience: Option<String>,
-    frames: mpsc::Sender<Bytes>,
+    live: LiveBus,
+    /// A frame owed before anything else (the `reset` of a resume that could not be honoured).
+    owed: Option<Bytes>,
+    /// `Some` while a resume is catching up from the store.
+    backlog: Option<Backlog>,
+    /// After a final frame (a `reset` for a subscriber the bus left behind): end the stream.
+    finished: bool,
     /// The cursor of the last frame sent; nothing at or before it is sent again.
     last_sent: String,
-    /// When a frame was last queued for this client: the keepalive counts from here.
-    last_queued: tokio::time::Instant,
+    /// When a frame was last handed to this client: the keepalive counts from here.
+    last_sent_at: Instant,
+    keepalive: Duration,
+    /// Fires at most once per keepalive interval. It is not moved for every frame sent (that
+    /// would be a timer update per subscriber per event); when it fires early it is moved on
+    /// to `last_sent_at + keepalive`.
+    quiet: Pin<Box<Sleep>>,
+    stopping: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+/// What woke a feed waiting on the live tail.
+enum Woken {
+    Stopping,
+    Quiet,
+    Live(Result<Arc<crate::store::LiveEvent>, RecvError>),
 }
 
 impl Feed {
-    /// Send `stored` (its frame made by `frame` only if it passes) if it comes after
-    /// `last_sent` (or is a reset). `false` once the client is gone or has not taken a frame
-    /// for [`SUBSCRIBER_STALL`].
-    async fn send(&mut self, stored: &StoredEvent, frame: impl FnOnce() -> Bytes) -> bool {
-        // A reset (the store lost events, e.g. Redis restarted empty) always passes: its
-        // cursor starts the stream over, so it may well be "before" the last one sent.
-        let is_reset = matches!(stored.event, StreamEvent::Reset(_));
-        if !is_reset && !self.store.is_after(&stored.cursor, &self.last_sent) {
-            return true;
-        }
-        if let Some(asker) = &self.audience
-            && !is_reset
-            && !stored.event.visible_to_asker(asker)
-        {
-            return true;
-        }
-        match self.frames.send_timeout(frame(), SUBSCRIBER_STALL).await {
-            Ok(()) => {
-                // In place: the cursor keeps its allocation from frame to frame.
-                self.last_sent.clone_from(&stored.cursor);
-                self.last_queued = tokio::time::Instant::now();
-                true
-            }
-            Err(SendTimeoutError::Timeout(_)) => {
-                tracing::warn!("a stream subscriber stopped reading; closing its stream");
-                false
-            }
-            Err(SendTimeoutError::Closed(_)) => false,
+    fn new(
+        state: &AppState,
+        store: Arc<dyn Store>,
+        audience: Option<String>,
+        live: LiveBus,
+        start: Start,
+    ) -> Feed {
+        let (last_sent, owed, backlog) = match start {
+            Start::Tail(tail) => (tail, None, None),
+            Start::Resume(id) => (
+                id,
+                None,
+                Some(Backlog {
+                    batch: Default::default(),
+                    more: true,
+                }),
+            ),
+            Start::Reset { frame, tail } => (tail, Some(frame), None),
+        };
+        let keepalive = state.keepalive();
+        let now = Instant::now();
+        Feed {
+            store,
+            audience,
+            live,
+            owed,
+            backlog,
+            finished: false,
+            last_sent,
+            last_sent_at: now,
+            keepalive,
+            quiet: Box::pin(tokio::time::sleep_until(now + keepalive)),
+            stopping: Box::pin(state.stopping()),
         }
     }
 
-    /// The events after `last_sent`, a batch at a time, so a long resume never sits in
-    /// memory whole. A gap found on the way (the window moved on) ends it with a reset.
-    async fn send_backlog(&mut self) -> bool {
+    /// The next frame for this client, waiting for one as long as it takes; `None` ends the
+    /// stream (the server is stopping, the bus closed, or the client was left behind).
+    async fn next_frame(&mut self) -> Option<Bytes> {
+        if let Some(owed) = self.owed.take() {
+            return Some(self.sent_at_now(owed));
+        }
+        if self.finished {
+            return None;
+        }
+        if self.backlog.is_some()
+            && let Some(frame) = self.next_from_backlog().await
+        {
+            return Some(frame);
+        }
+        if self.finished {
+            return None;
+        }
         loop {
-            let batch = match self
+            let woken = tokio::select! {
+                () = &mut self.stopping => Woken::Stopping,
+                () = &mut self.quiet => Woken::Quiet,
+                received = self.live.recv() => Woken::Live(received),
+            };
+            match woken {
+                Woken::Stopping | Woken::Live(Err(RecvError::Closed)) => return None,
+                // Nothing sent to this client for a while (events it may not see do not
+                // count): a comment, so proxies and its silence timer see the stream alive.
+                Woken::Quiet => {
+                    let due = self.last_sent_at + self.keepalive;
+                    if Instant::now() >= due {
+                        return Some(self.sent_at_now(Bytes::from_static(KEEPALIVE)));
+                    }
+                    self.quiet.as_mut().reset(due);
+                }
+                Woken::Live(Ok(event)) => {
+                    if self.passes(&event.stored) {
+                        return Some(self.sent(&event.stored, event.frame.clone()));
+                    }
+                }
+                // The live bus moved on past this connection: it cannot keep up. Tell it to
+                // refetch and let it go, rather than hold anything for it.
+                Woken::Live(Err(RecvError::Lagged(_))) => {
+                    tracing::warn!(
+                        "a stream subscriber fell behind the live bus; sending reset and closing"
+                    );
+                    return self.final_reset(ResetReason::Lagged).await;
+                }
+            }
+        }
+    }
+
+    /// The next frame of the resume's backlog, reading the store a batch at a time so a long
+    /// resume never sits in memory whole; `None` once it is used up (or ended the stream).
+    async fn next_from_backlog(&mut self) -> Option<Bytes> {
+        loop {
+            let backlog = self.backlog.as_mut()?;
+            if let Some(stored) = backlog.batch.pop_front() {
+                if self.passes(&stored) {
+                    let frame = stored.sse_frame();
+                    return Some(self.sent(&stored, frame));
+                }
+                continue;
+            }
+            if !backlog.more {
+                self.backlog = None;
+                return None;
+            }
+            match self
                 .store
                 .events_after(&self.last_sent, BACKLOG_BATCH)
                 .await
             {
-                Ok(EventsAfter::Events(events)) => events,
-                Ok(EventsAfter::Gap(reason)) => {
-                    if let Ok((reset, _)) = reset_at_tail(self.store.as_ref(), reason).await {
-                        let _ = self.frames.try_send(frame(&reset));
-                    }
-                    return false;
+                Ok(EventsAfter::Events(events)) => {
+                    backlog.more = events.len() == BACKLOG_BATCH;
+                    backlog.batch = events.into();
                 }
+                // The window moved on while this resume read it: a reset, and the end.
+                Ok(EventsAfter::Gap(reason)) => return self.final_reset(reason).await,
                 Err(e) => {
                     tracing::error!(error = %e, "stream could not read its backlog; closing it");
-                    return false;
+                    self.finished = true;
+                    return None;
                 }
-            };
-            let full = batch.len() == BACKLOG_BATCH;
-            for stored in &batch {
-                if !self.send(stored, || frame(stored)).await {
-                    return false;
-                }
-            }
-            if !full {
-                return true;
             }
         }
     }
 
-    /// A `reset` at the tail if there is room for it, then the stream ends: the client
-    /// refetches its list and reconnects, which costs the server nothing while it waits.
-    async fn drop_slow(&mut self) {
-        tracing::warn!("a stream subscriber fell behind the live bus; sending reset and closing");
-        if let Ok((reset, _)) = reset_at_tail(self.store.as_ref(), ResetReason::Lagged).await {
-            let _ = self.frames.try_send(frame(&reset));
+    /// Whether `stored` is for this client: after `last_sent` (or a reset, which starts the
+    /// stream over — e.g. Redis restarted empty — so it may well be "before" it) and, for an
+    /// asker, one of its own submissions.
+    fn passes(&self, stored: &StoredEvent) -> bool {
+        if matches!(stored.event, StreamEvent::Reset(_)) {
+            return true;
         }
+        self.store.is_after(&stored.cursor, &self.last_sent)
+            && self
+                .audience
+                .as_ref()
+                .is_none_or(|asker| stored.event.visible_to_asker(asker))
+    }
+
+    /// `frame` (of `stored`) goes out: nothing at or before its cursor is sent again.
+    fn sent(&mut self, stored: &StoredEvent, frame: Bytes) -> Bytes {
+        // In place: the cursor keeps its allocation from frame to frame.
+        self.last_sent.clone_from(&stored.cursor);
+        self.sent_at_now(frame)
+    }
+
+    fn sent_at_now(&mut self, frame: Bytes) -> Bytes {
+        self.last_sent_at = Instant::now();
+        frame
+    }
+
+    /// A `reset` at the tail as the last frame: the client refetches its list and reconnects,
+    /// which costs the server nothing while it waits.
+    async fn final_reset(&mut self, reason: ResetReason) -> Option<Bytes> {
+        self.finished = true;
+        self.backlog = None;
+        let (reset, _) = reset_at_tail(self.store.as_ref(), reason).await.ok()?;
+        Some(self.sent_at_now(reset.sse_frame()))
     }
 }

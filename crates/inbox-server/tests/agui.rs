@@ -146,6 +146,13 @@ impl Agent for BadSchema {
     }
 }
 
+/// Serves `agent` at `/agent`, always up: what it was sent, and where it listens.
+async fn serve<A: Agent + 'static>(agent: A) -> (Arc<Seen>, SocketAddr) {
+    let seen = Arc::new(Seen::default());
+    let addr = serve_agent(agent, seen.clone(), Arc::default()).await;
+    (seen, addr)
+}
+
 /// Serves `agent` at `/agent`, recording each request; `down` answers 503 instead.
 async fn serve_agent<A: Agent + 'static>(
     agent: A,
@@ -212,50 +219,65 @@ fn backends(test: &str) -> Vec<(Backend, Option<(String, String)>)> {
     all
 }
 
-async fn server(dir: &std::path::Path, redis: &Option<(String, String)>) -> TestServer {
-    let redis = redis.clone();
-    common::start_in(dir, move |c| {
+/// A server in `dir` (on Redis when `redis` is given) with a fast AG-UI driver.
+async fn server_in(dir: &std::path::Path, redis: &Option<(String, String)>) -> TestServer {
+    common::start_on(dir, redis, |c| {
         c.agui.poll = Duration::from_millis(50);
         c.agui.retry_base = Duration::from_millis(50);
         c.agui.retry_cap = Duration::from_millis(100);
         c.agui.max_attempts = 3;
-        if let Some((url, prefix)) = redis {
-            c.redis_url = Some(url);
-            c.redis_prefix = prefix;
-        }
     })
     .await
 }
 
+/// `server_in` a fresh data dir, which lives as long as the returned guard.
+async fn server(redis: &Option<(String, String)>) -> (TestServer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    (server_in(dir.path(), redis).await, dir)
+}
+
+/// The run in a reply's text, checked for the agent's secret header first.
+fn run_in(text: &str) -> Value {
+    assert!(!text.contains(AGENT_KEY), "the headers are never shown");
+    serde_json::from_str::<Value>(text).unwrap()["run"].clone()
+}
+
 async fn start_run(server: &TestServer, agent: SocketAddr, message: &str) -> Value {
-    let resp = server
+    let req = server
         .request(Method::POST, "/api/agui/runs", Some(ASKER))
         .json(&json!({
             "agent_url": format!("http://{agent}/agent"),
             "thread_id": "deploy-thread",
             "input": {"messages": [{"id": "m1", "role": "user", "content": message}]},
             "headers": {"X-Agent-Key": AGENT_KEY},
-        }))
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    assert_eq!(status, StatusCode::CREATED, "{text}");
-    assert!(!text.contains(AGENT_KEY), "the headers are never shown");
-    serde_json::from_str::<Value>(&text).unwrap()["run"].clone()
+        }));
+    run_in(&common::expect_text(req, StatusCode::CREATED).await)
 }
 
 async fn run_of(server: &TestServer, id: &str) -> Value {
-    let resp = server
-        .request(Method::GET, &format!("/api/agui/runs/{id}"), Some(ASKER))
-        .send()
+    let req = server.request(Method::GET, &format!("/api/agui/runs/{id}"), Some(ASKER));
+    run_in(&common::expect_text(req, StatusCode::OK).await)
+}
+
+/// Starts a run of the agent at `agent` and polls it until it is `status`: its id and the run.
+async fn run_until(
+    server: &TestServer,
+    agent: SocketAddr,
+    message: &str,
+    status: &str,
+) -> (String, Value) {
+    let run = start_run(server, agent, message).await;
+    let id = run["id"].as_str().unwrap().to_owned();
+    let run = until_status(server, &id, status).await;
+    (id, run)
+}
+
+/// `POST /api/agui/runs/{id}/retry` as `token`: the status.
+async fn retry(server: &TestServer, id: &str, token: &str) -> StatusCode {
+    let path = format!("/api/agui/runs/{id}/retry");
+    common::call(server, Method::POST, &path, token, None, None)
         .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let text = resp.text().await.unwrap();
-    assert!(!text.contains(AGENT_KEY), "the headers are never shown");
-    serde_json::from_str::<Value>(&text).unwrap()["run"].clone()
+        .0
 }
 
 /// Poll the run until its status is `status`.
@@ -272,6 +294,16 @@ async fn until_status(server: &TestServer, id: &str, status: &str) -> Value {
         );
         tokio::time::sleep(Duration::from_millis(30)).await;
     }
+}
+
+/// Polls the run until it has `succeeded`, and asserts its transcript says `text`.
+async fn succeeded_saying(server: &TestServer, id: &str, text: &str, backend: Backend) -> Value {
+    let run = until_status(server, id, "succeeded").await;
+    assert!(
+        transcript_text(&run).contains(text),
+        "{backend:?}: {text:?} is not in {run:#}"
+    );
+    run
 }
 
 fn transcript_text(run: &Value) -> String {
@@ -293,47 +325,22 @@ async fn questions(server: &TestServer, park_id: &str) -> Vec<Value> {
     assert_eq!(park["park"]["continuation"]["kind"], "agui");
     let mut out = Vec::new();
     for id in park["park"]["interactions"].as_array().unwrap() {
-        let (status, ia) = server
-            .get_json(
-                &format!("/api/interactions/{}", id.as_str().unwrap()),
-                Some(REVIEWER),
-            )
-            .await;
+        let (status, ia) = server.read(id.as_str().unwrap()).await;
         assert_eq!(status, StatusCode::OK);
         out.push(ia);
     }
     out
 }
 
-async fn decline(server: &TestServer, id: &str) {
-    let resp = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/{id}/decline"),
-            Some(REVIEWER),
-        )
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-}
-
 async fn pending_count(server: &TestServer) -> usize {
-    let (status, page) = server
-        .get_json("/api/interactions?status=pending", Some(REVIEWER))
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    page["items"].as_array().unwrap().len()
+    common::ids(&server.page("status=pending").await).len()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deployer_approved_deploys_build_42_and_declined_leaves_production_alone() {
     for (backend, redis) in backends("agui_deployer") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
-        let seen = Arc::new(Seen::default());
-        let agent = serve_agent(Deployer { expires_in: None }, seen.clone(), Arc::default()).await;
+        let (server, _dir) = server(&redis).await;
+        let (seen, agent) = serve(Deployer { expires_in: None }).await;
 
         // Approved: the form is prefilled from the streamed tool call.
         let run = start_run(&server, agent, "deploy").await;
@@ -366,11 +373,7 @@ async fn deployer_approved_deploys_build_42_and_declined_leaves_production_alone
             )
             .await;
         assert_eq!(status, StatusCode::OK);
-        let run = until_status(&server, &id, "succeeded").await;
-        assert!(
-            transcript_text(&run).contains("Deployed build 42."),
-            "{backend:?}: {run:#}"
-        );
+        let run = succeeded_saying(&server, &id, "Deployed build 42.", backend).await;
         assert_eq!(run["turns"], 2);
         let resumes = seen.resumes();
         assert_eq!(resumes.len(), 1, "{backend:?}: one resume");
@@ -388,16 +391,13 @@ async fn deployer_approved_deploys_build_42_and_declined_leaves_production_alone
         assert_eq!(park["park"]["status"], "resumed");
 
         // Declined: the agent reads `cancelled` and goes down its other branch.
-        let run = start_run(&server, agent, "deploy").await;
-        let id = run["id"].as_str().unwrap().to_owned();
-        let run = until_status(&server, &id, "interrupted").await;
+        let (id, run) = run_until(&server, agent, "deploy", "interrupted").await;
         let qs = questions(&server, run["park_id"].as_str().unwrap()).await;
-        decline(&server, qs[0]["id"].as_str().unwrap()).await;
-        let run = until_status(&server, &id, "succeeded").await;
-        assert!(
-            transcript_text(&run).contains("Left production alone."),
-            "{backend:?}: {run:#}"
-        );
+        let (status, _) = server
+            .decline(qs[0]["id"].as_str().unwrap(), json!({}), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        succeeded_saying(&server, &id, "Left production alone.", backend).await;
         let last = seen.resumes().pop().unwrap();
         assert_eq!(
             last.resume.unwrap()[0].status,
@@ -412,14 +412,10 @@ async fn deployer_approved_deploys_build_42_and_declined_leaves_production_alone
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planner_answered_in_either_order_gets_one_resume_carrying_both() {
     for (backend, redis) in backends("agui_planner") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
+        let (server, _dir) = server(&redis).await;
         for reversed in [false, true] {
-            let seen = Arc::new(Seen::default());
-            let agent = serve_agent(Planner, seen.clone(), Arc::default()).await;
-            let run = start_run(&server, agent, "plan the trip").await;
-            let id = run["id"].as_str().unwrap().to_owned();
-            let run = until_status(&server, &id, "interrupted").await;
+            let (seen, agent) = serve(Planner).await;
+            let (id, run) = run_until(&server, agent, "plan the trip", "interrupted").await;
             let mut qs = questions(&server, run["park_id"].as_str().unwrap()).await;
             assert_eq!(qs.len(), 2);
             for q in &qs {
@@ -440,8 +436,7 @@ async fn planner_answered_in_either_order_gets_one_resume_carrying_both() {
                 .answer(qs[1]["id"].as_str().unwrap(), json!(true), None)
                 .await;
             assert_eq!(status, StatusCode::OK);
-            let run = until_status(&server, &id, "succeeded").await;
-            assert!(transcript_text(&run).contains("Booked."), "{run:#}");
+            succeeded_saying(&server, &id, "Booked.", backend).await;
             tokio::time::sleep(Duration::from_millis(200)).await;
             let resumes = seen.resumes();
             assert_eq!(resumes.len(), 1, "{backend:?}: exactly one resume");
@@ -461,27 +456,13 @@ async fn planner_answered_in_either_order_gets_one_resume_carrying_both() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_interrupt_resumes_as_cancelled() {
     for (backend, redis) in backends("agui_expiry") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
-        let seen = Arc::new(Seen::default());
-        let agent = serve_agent(
-            Deployer {
-                expires_in: Some(chrono::Duration::seconds(2)),
-            },
-            seen.clone(),
-            Arc::default(),
-        )
-        .await;
-        let run = start_run(&server, agent, "deploy").await;
-        let id = run["id"].as_str().unwrap().to_owned();
-        let run = until_status(&server, &id, "interrupted").await;
+        let (server, _dir) = server(&redis).await;
+        let expires_in = Some(chrono::Duration::seconds(2));
+        let (seen, agent) = serve(Deployer { expires_in }).await;
+        let (id, run) = run_until(&server, agent, "deploy", "interrupted").await;
         let qs = questions(&server, run["park_id"].as_str().unwrap()).await;
         assert!(qs[0]["expires_at"].is_string(), "expiresAt → expiry_at");
-        let run = until_status(&server, &id, "succeeded").await;
-        assert!(
-            transcript_text(&run).contains("Left production alone."),
-            "{backend:?}"
-        );
+        succeeded_saying(&server, &id, "Left production alone.", backend).await;
         let resumes = seen.resumes();
         assert_eq!(resumes.len(), 1);
         assert_eq!(
@@ -495,21 +476,17 @@ async fn an_expired_interrupt_resumes_as_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_interrupt_list_or_a_refused_schema_fails_the_run_and_asks_nothing() {
     for (backend, redis) in backends("agui_protocol") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
+        let (server, _dir) = server(&redis).await;
 
         let empty = serve_empty_interrupts().await;
-        let run = start_run(&server, empty, "hi").await;
-        let run = until_status(&server, run["id"].as_str().unwrap(), "failed").await;
+        let (_, run) = run_until(&server, empty, "hi", "failed").await;
         let error = run["error"].as_str().unwrap();
         assert!(error.contains("protocol error"), "{backend:?}: {error}");
         assert!(run.get("park_id").is_none());
         assert_eq!(pending_count(&server).await, 0, "nothing asked");
 
-        let seen = Arc::new(Seen::default());
-        let bad = serve_agent(BadSchema, seen.clone(), Arc::default()).await;
-        let run = start_run(&server, bad, "hi").await;
-        let run = until_status(&server, run["id"].as_str().unwrap(), "failed").await;
+        let (_, bad) = serve(BadSchema).await;
+        let (_, run) = run_until(&server, bad, "hi", "failed").await;
         let error = run["error"].as_str().unwrap();
         assert!(
             error.contains("interrupts[1]") && error.contains("pick-color"),
@@ -524,52 +501,25 @@ async fn an_empty_interrupt_list_or_a_refused_schema_fails_the_run_and_asks_noth
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_agent_is_retried_then_failed_and_its_asker_can_retry() {
     for (backend, redis) in backends("agui_unreachable") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
+        let (server, _dir) = server(&redis).await;
         let seen = Arc::new(Seen::default());
         let down = Arc::new(AtomicBool::new(true));
         let agent = serve_agent(Planner, seen.clone(), down.clone()).await;
-        let run = start_run(&server, agent, "plan").await;
-        let id = run["id"].as_str().unwrap().to_owned();
-        let run = until_status(&server, &id, "failed").await;
+        let (id, run) = run_until(&server, agent, "plan", "failed").await;
         let error = run["error"].as_str().unwrap();
         assert!(
             error.contains("unreachable on 3 attempts") && error.contains("503"),
             "{backend:?}: {error}"
         );
         // Only its asker may retry; a run that has not failed cannot be.
-        let resp = server
-            .request(
-                Method::POST,
-                &format!("/api/agui/runs/{id}/retry"),
-                Some(OTHER_ASKER),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            retry(&server, &id, OTHER_ASKER).await,
+            StatusCode::NOT_FOUND
+        );
         down.store(false, Ordering::SeqCst);
-        let resp = server
-            .request(
-                Method::POST,
-                &format!("/api/agui/runs/{id}/retry"),
-                Some(ASKER),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(retry(&server, &id, ASKER).await, StatusCode::OK);
         until_status(&server, &id, "interrupted").await;
-        let resp = server
-            .request(
-                Method::POST,
-                &format!("/api/agui/runs/{id}/retry"),
-                Some(ASKER),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::CONFLICT);
+        assert_eq!(retry(&server, &id, ASKER).await, StatusCode::CONFLICT);
         assert_eq!(seen.count(), 1);
         server.shutdown().await;
     }
@@ -579,25 +529,21 @@ async fn an_unreachable_agent_is_retried_then_failed_and_its_asker_can_retry() {
 async fn a_server_restarted_while_a_run_waits_still_resumes_it_once() {
     for (backend, redis) in backends("agui_restart") {
         let dir = tempfile::tempdir().unwrap();
-        let seen = Arc::new(Seen::default());
-        let agent = serve_agent(Planner, seen.clone(), Arc::default()).await;
-        let first = server(dir.path(), &redis).await;
-        let run = start_run(&first, agent, "plan").await;
-        let id = run["id"].as_str().unwrap().to_owned();
-        let run = until_status(&first, &id, "interrupted").await;
+        let (seen, agent) = serve(Planner).await;
+        let first = server_in(dir.path(), &redis).await;
+        let (id, run) = run_until(&first, agent, "plan", "interrupted").await;
         let park = run["park_id"].as_str().unwrap().to_owned();
         let qs = questions(&first, &park).await;
         first.shutdown().await;
 
-        let second = server(dir.path(), &redis).await;
+        let second = server_in(dir.path(), &redis).await;
         for q in &qs {
             let (status, _) = second
                 .answer(q["id"].as_str().unwrap(), json!(true), None)
                 .await;
             assert_eq!(status, StatusCode::OK);
         }
-        let run = until_status(&second, &id, "succeeded").await;
-        assert!(transcript_text(&run).contains("Booked."));
+        succeeded_saying(&second, &id, "Booked.", backend).await;
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert_eq!(seen.resumes().len(), 1, "{backend:?}: resumed once");
         assert_eq!(seen.count(), 2);
@@ -609,10 +555,14 @@ async fn a_server_restarted_while_a_run_waits_still_resumes_it_once() {
 async fn bad_run_requests_are_refused_naming_the_field_and_runs_are_their_askers() {
     let (server, _dir) = common::start().await;
     let post = |token: &'static str, body: Value| {
-        server
-            .request(Method::POST, "/api/agui/runs", Some(token))
-            .json(&body)
-            .send()
+        common::call(
+            &server,
+            Method::POST,
+            "/api/agui/runs",
+            token,
+            Some(body),
+            None,
+        )
     };
     let ok_input = json!({"messages": []});
     for (body, field) in [
@@ -633,43 +583,33 @@ async fn bad_run_requests_are_refused_naming_the_field_and_runs_are_their_askers
             "headers.Host",
         ),
     ] {
-        let resp = post(ASKER, body).await.unwrap();
-        assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-        let err: Value = resp.json().await.unwrap();
+        let (status, err) = post(ASKER, body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
         let got = err["error"]["field"].as_str().unwrap();
         assert!(got.starts_with(field), "{got} vs {field}");
     }
-    let resp = post(
+    let (status, _) = post(
         REVIEWER,
         json!({"agent_url": "https://agent.test/", "input": ok_input}),
     )
-    .await
-    .unwrap();
-    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
     // Nobody parks an agui continuation by hand.
     let expiry = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
-    let resp = server
-        .request(Method::POST, "/api/parks", Some(ASKER))
-        .json(
-            &json!({"asks": [{"prompt": "x", "answer_format": "confirm", "mode": "async",
-                                 "expiry_at": expiry}],
-                      "continuation": {"kind": "agui", "run_id": "ar_x"}}),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    let err: Value = resp.json().await.unwrap();
+    let park = json!({"asks": [{"prompt": "x", "answer_format": "confirm", "mode": "async",
+                                "expiry_at": expiry}],
+                      "continuation": {"kind": "agui", "run_id": "ar_x"}});
+    let (status, err) =
+        common::call(&server, Method::POST, "/api/parks", ASKER, Some(park), None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(err["error"]["field"], "continuation.kind");
     // A run is its asker's: another asker sees nothing.
-    let resp = post(
+    let (status, run) = post(
         ASKER,
         json!({"agent_url": "http://127.0.0.1:9/agent", "input": ok_input}),
     )
-    .await
-    .unwrap();
-    assert_eq!(resp.status(), StatusCode::CREATED);
-    let run: Value = resp.json().await.unwrap();
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
     let id = run["run"]["id"].as_str().unwrap();
     let (status, _) = server
         .get_json(&format!("/api/agui/runs/{id}"), Some(OTHER_ASKER))
@@ -685,11 +625,10 @@ async fn two_redis_workers_drive_a_run_and_resume_it_once() {
     };
     let redis = Some((url, redis_env::unique_prefix("agui_two_workers")));
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let a = server(dir_a.path(), &redis).await;
-    let b = server(dir_b.path(), &redis).await;
+    let a = server_in(dir_a.path(), &redis).await;
+    let b = server_in(dir_b.path(), &redis).await;
     for round in 0..3 {
-        let seen = Arc::new(Seen::default());
-        let agent = serve_agent(Planner, seen.clone(), Arc::default()).await;
+        let (seen, agent) = serve(Planner).await;
         let run = start_run(&a, agent, "plan").await;
         let id = run["id"].as_str().unwrap().to_owned();
         let run = until_status(&b, &id, "interrupted").await;
@@ -733,9 +672,8 @@ impl Agent for SlowTalker {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_transcript_grows_while_the_agent_streams() {
     for (backend, redis) in backends("agui_progress") {
-        let dir = tempfile::tempdir().unwrap();
-        let server = server(dir.path(), &redis).await;
-        let agent = serve_agent(SlowTalker, Arc::default(), Arc::default()).await;
+        let (server, _dir) = server(&redis).await;
+        let (_, agent) = serve(SlowTalker).await;
         let run = start_run(&server, agent, "go").await;
         let id = run["id"].as_str().unwrap().to_owned();
         let deadline = Instant::now() + Duration::from_secs(10);

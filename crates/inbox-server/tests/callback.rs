@@ -5,17 +5,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::raw;
+use common::callback::{door_of, post_form, post_json, ticket_of};
+use common::{assert_refused, raw, reply};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
-
-fn ticket_of(link: &str) -> String {
-    let at = link
-        .find("/api/interactions/callback/")
-        .expect("callback url in link");
-    link[at + "/api/interactions/callback/".len()..].to_owned()
-}
 
 async fn ask_external(server: &common::TestServer, extra: Value) -> Value {
     let mut body = json!({"prompt": "sign", "answer_format": "external",
@@ -92,25 +86,22 @@ async fn an_unknown_ticket_is_refused_before_its_body_is_read() {
 async fn a_known_ticket_reads_at_most_the_callback_cap() {
     let (server, _dir) = common::start().await;
     let ia = ask_external(&server, json!({})).await;
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
+    let door = door_of(&ia);
     let cap = inbox_protocol::caps::CALLBACK_BODY_MAX_BYTES;
     // Over the cap, declared or streamed: 413, and the question stays pending.
     let mut big = br#"{"note": ""#.to_vec();
     big.resize(cap + 10, b'x');
     big.extend_from_slice(br#""}"#);
-    let resp = server
+    let declared = server
         .request(Method::POST, &door, None)
         .header("content-type", "application/json")
-        .body(big.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "payload_too_large");
+        .body(big.clone());
+    assert_refused(
+        &reply(declared).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        "a declared body over the cap",
+    );
     let streamed = reqwest::Body::wrap_stream(futures::stream::iter(
         big.chunks(4096)
             .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
@@ -124,21 +115,13 @@ async fn a_known_ticket_reads_at_most_the_callback_cap() {
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let (_, read) = server
-        .get_json(
-            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
-            Some(common::REVIEWER),
-        )
-        .await;
-    assert_eq!(read["status"], "pending");
+    assert_eq!(
+        status_of(&server, ia["id"].as_str().unwrap()).await,
+        "pending"
+    );
     // Within the cap it is an answer.
-    let resp = server
-        .request(Method::POST, &door, None)
-        .json(&json!({"note": "x".repeat(cap - 100)}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let within = json!({"note": "x".repeat(cap - 100)});
+    assert_eq!(post_json(&server, &door, &within).await.0, StatusCode::OK);
     server.shutdown().await;
 }
 
@@ -154,25 +137,16 @@ use sha2::{Digest, Sha256};
 
 /// A server on SQLite, or on Redis when `redis` (and `INBOX_TEST_REDIS_URL` is set).
 async fn server_on(dir: &std::path::Path, redis: bool, test: &str) -> Option<common::TestServer> {
-    let url = if redis {
-        Some(redis_env::url(test)?)
+    let redis = if redis {
+        Some((redis_env::url(test)?, redis_env::unique_prefix(test)))
     } else {
         None
     };
-    let prefix = redis_env::unique_prefix(test);
-    Some(
-        common::start_in(dir, move |c| {
-            c.redis_url = url;
-            c.redis_prefix = prefix;
-        })
-        .await,
-    )
+    Some(common::start_on(dir, &redis, |_| {}).await)
 }
 
 async fn status_of(server: &common::TestServer, id: &str) -> String {
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
-        .await;
+    let (_, read) = server.read(id).await;
     read["status"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -202,10 +176,7 @@ async fn a_forged_callback_is_refused_and_a_signed_one_accepted(redis: bool) {
     )
     .await;
     let id = ia["id"].as_str().unwrap().to_owned();
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
+    let door = door_of(&ia);
     let body = br#"{"signed": true, "envelope": "e-1"}"#;
     let good = format!("sha256={}", hex(&hmac_sha256(secret.as_bytes(), &[body])));
     let forged = format!("sha256={}", hex(&hmac_sha256(b"guess", &[body])));
@@ -237,13 +208,7 @@ async fn a_forged_callback_is_refused_and_a_signed_one_accepted(redis: bool) {
         assert_eq!(status_of(&server, &id).await, "pending");
     }
     // The page's own form post carries no signature: refused too (fail closed).
-    let resp = server
-        .request(Method::POST, &door, None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("signed=true")
-        .send()
-        .await
-        .unwrap();
+    let resp = post_form(&server, &door, "signed=true").await;
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(status_of(&server, &id).await, "pending");
 
@@ -262,12 +227,8 @@ async fn a_forged_callback_is_refused_and_a_signed_one_accepted(redis: bool) {
     // The secret is never shown back: not on reads, pages, the stream, nor the ask's reply.
     let add = stream.expect_frame().await;
     let answered = stream.expect_frame().await;
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
-        .await;
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
-        .await;
+    let (_, read) = server.read(&id).await;
+    let page = server.page("status=all").await;
     let (_, own) = server
         .get_json(&format!("/api/interactions/{id}"), Some(common::ASKER))
         .await;
@@ -302,10 +263,7 @@ async fn standard_webhooks_signatures_are_verified_with_a_replay_window() {
     )
     .await;
     let id = ia["id"].as_str().unwrap().to_owned();
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
+    let door = door_of(&ia);
     let body = br#"{"signed": true}"#;
     let sign = |ts: i64| {
         let ts = ts.to_string();
@@ -351,24 +309,22 @@ async fn tickets_are_stored_only_as_their_hash() {
     let ticket = ticket_of(ia["link"].as_str().unwrap());
     server.shutdown().await;
     let db = rusqlite::Connection::open(dir.path().join("inbox.sqlite3")).unwrap();
-    let stored: Vec<String> = db
-        .prepare("SELECT hash FROM callback_tickets")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let texts = |sql: &str| -> Vec<String> {
+        db.prepare(sql)
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let stored = texts("SELECT hash FROM callback_tickets");
     let digest: String = hex(&Sha256::digest(ticket.as_bytes()));
     assert_eq!(stored, [digest]);
     // No column of the ticket index holds the ticket. (The interaction's `link` does carry the
     // callback URL: reads must show it, see docs/security.md.)
-    let rows: Vec<String> = db
-        .prepare("SELECT hash || interaction_id || expires_at || coalesce(verifier, '') FROM callback_tickets")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let rows = texts(
+        "SELECT hash || interaction_id || expires_at || coalesce(verifier, '') FROM callback_tickets",
+    );
     assert!(rows.iter().all(|r| !r.contains(&ticket[3..])), "{rows:?}");
     let old_table: i64 = db
         .query_row(
@@ -382,35 +338,22 @@ async fn tickets_are_stored_only_as_their_hash() {
 
 #[tokio::test]
 async fn a_ticket_dies_at_its_own_ttl_before_the_question_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = common::start_with(|c| {
         c.ticket_max_ttl = Duration::from_millis(600);
     })
     .await;
     let ia = ask_external(&server, json!({"timeout_s": 3600})).await;
     let id = ia["id"].as_str().unwrap().to_owned();
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
-    let live = server
-        .request(Method::GET, &door, None)
-        .send()
-        .await
-        .unwrap();
+    let door = door_of(&ia);
+    let live = common::callback::get(&server, &door).await;
     assert_eq!(live.status(), StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(800)).await;
-    let (status, body) = {
-        let resp = server
-            .request(Method::POST, &door, None)
-            .json(&json!({"signed": true}))
-            .send()
-            .await
-            .unwrap();
-        (resp.status(), resp.json::<Value>().await.unwrap())
-    };
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(body["error"]["code"], "not_found");
+    assert_refused(
+        &post_json(&server, &door, &json!({"signed": true})).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "a post after the ticket's ttl",
+    );
     assert_eq!(
         status_of(&server, &id).await,
         "pending",
@@ -422,22 +365,18 @@ async fn a_ticket_dies_at_its_own_ttl_before_the_question_does() {
 #[tokio::test]
 async fn an_external_link_without_the_placeholder_is_refused_and_nothing_stored() {
     let (server, _dir) = common::start().await;
-    let resp = server
-        .request(Method::POST, "/api/interactions", Some(common::ASKER))
-        .json(&json!({"prompt": "sign", "answer_format": "external",
-                      "link": "https://sign.example.com/doc"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"]["field"], "link");
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
-        .await;
-    assert_eq!(page["items"], json!([]));
-    assert_eq!(page["stream_cursor"], "0");
+    let ask = json!({"prompt": "sign", "answer_format": "external",
+                     "link": "https://sign.example.com/doc"});
+    assert_ask_refused(&server, ask, "link").await;
     server.shutdown().await;
+}
+
+/// Asserts that asking `body` is a 400 naming `field`, and that nothing was stored.
+async fn assert_ask_refused(server: &common::TestServer, body: Value, field: &str) {
+    let (status, refusal) = server.try_ask(common::ASKER, body).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{field}: {refusal}");
+    assert_eq!(refusal["error"]["field"], field, "{refusal}");
+    server.assert_nothing_stored(field).await;
 }
 
 #[tokio::test]
@@ -461,17 +400,14 @@ async fn the_public_url_must_be_https_outside_loopback() {
     let server = common::start_in(dir.path(), |c| c.bind = "0.0.0.0:0".parse().unwrap()).await;
     let port = server.server.addr.port();
     let base = format!("http://127.0.0.1:{port}");
-    let resp = server
-        .http
-        .post(format!("{base}/api/interactions"))
-        .bearer_auth(common::ASKER)
-        .json(&json!({"prompt": "sign", "answer_format": "external",
-                      "link": "https://sign.example.com/doc?cb={callback_url}"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    let body: Value = resp.json().await.unwrap();
+    let ask = |body: Value| {
+        let req = server.http.post(format!("{base}/api/interactions"));
+        reply(req.bearer_auth(common::ASKER).json(&body))
+    };
+    let (status, body) = ask(json!({"prompt": "sign", "answer_format": "external",
+                                    "link": "https://sign.example.com/doc?cb={callback_url}"}))
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"]["field"], "answer_format");
     assert!(
         body["error"]["message"]
@@ -479,15 +415,8 @@ async fn the_public_url_must_be_https_outside_loopback() {
             .unwrap()
             .contains("INTERACTIONS_PUBLIC_BASE_URL")
     );
-    let resp = server
-        .http
-        .post(format!("{base}/api/interactions"))
-        .bearer_auth(common::ASKER)
-        .json(&json!({"prompt": "ok?", "answer_format": "confirm"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::CREATED);
+    let (status, _) = ask(json!({"prompt": "ok?", "answer_format": "confirm"})).await;
+    assert_eq!(status, StatusCode::CREATED);
     server.shutdown().await;
 }
 
@@ -504,15 +433,9 @@ async fn the_get_door_renders_the_stored_schema_as_a_form_whose_post_claims() {
         "required": ["approved"]});
     let first = ask_external(&server, json!({"schema": schema})).await;
     let second = ask_external(&server, json!({"schema": schema})).await;
-    let door = |ia: &Value| {
-        format!(
-            "/api/interactions/callback/{}",
-            ticket_of(ia["link"].as_str().unwrap())
-        )
-    };
     let srv = &server;
     let get = |path: String| async move {
-        let resp = srv.request(Method::GET, &path, None).send().await.unwrap();
+        let resp = common::callback::get(srv, &path).await;
         assert_eq!(resp.status(), StatusCode::OK);
         let csp = resp.headers()["content-security-policy"]
             .to_str()
@@ -523,12 +446,12 @@ async fn the_get_door_renders_the_stored_schema_as_a_form_whose_post_claims() {
         assert_eq!(resp.headers()["referrer-policy"], "no-referrer");
         resp.text().await.unwrap()
     };
-    let page = get(door(&first)).await;
+    let page = get(door_of(&first)).await;
     // Byte-stable for the same schema, and nothing from the request (ticket, query) in it.
-    assert_eq!(page, get(door(&second)).await);
+    assert_eq!(page, get(door_of(&second)).await);
     assert_eq!(
         page,
-        get(format!("{}?amount=%3Cscript%3E&x=%22", door(&first))).await
+        get(format!("{}?amount=%3Cscript%3E&x=%22", door_of(&first))).await
     );
     assert!(!page.contains(&ticket_of(first["link"].as_str().unwrap())));
     for expected in [
@@ -544,21 +467,15 @@ async fn the_get_door_renders_the_stored_schema_as_a_form_whose_post_claims() {
     assert!(!page.contains("<script") && !page.contains("<b>"), "{page}");
 
     // The form's POST claims, typed by the schema; blank optional fields are "not given".
-    let resp = server
-        .request(Method::POST, &door(&first), None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("approved=true&amount=12&reason=&note=dup")
-        .send()
-        .await
-        .unwrap();
+    let resp = post_form(
+        &server,
+        &door_of(&first),
+        "approved=true&amount=12&reason=&note=dup",
+    )
+    .await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert!(resp.text().await.unwrap().contains("Answer received"));
-    let (_, read) = server
-        .get_json(
-            &format!("/api/interactions/{}", first["id"].as_str().unwrap()),
-            Some(common::REVIEWER),
-        )
-        .await;
+    let (_, read) = server.read(first["id"].as_str().unwrap()).await;
     assert_eq!(
         read["answer"]["value"],
         json!({"approved": true, "amount": 12, "note": "dup"})
@@ -569,23 +486,12 @@ async fn the_get_door_renders_the_stored_schema_as_a_form_whose_post_claims() {
 #[tokio::test]
 async fn a_schema_outside_the_renderable_subset_is_refused_at_ask_time() {
     let (server, _dir) = common::start().await;
-    let resp = server
-        .request(Method::POST, "/api/interactions", Some(common::ASKER))
-        .json(&json!({"prompt": "sign", "answer_format": "external",
-                      "link": "https://sign.example.com/doc?cb={callback_url}",
-                      "schema": {"type": "object", "properties": {
-                          "name": {"type": "string"},
-                          "tags": {"type": "array", "items": {"type": "string"}}}}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"]["field"], "schema.properties.tags");
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
-        .await;
-    assert_eq!(page["items"], json!([]));
+    let ask = json!({"prompt": "sign", "answer_format": "external",
+                     "link": "https://sign.example.com/doc?cb={callback_url}",
+                     "schema": {"type": "object", "properties": {
+                         "name": {"type": "string"},
+                         "tags": {"type": "array", "items": {"type": "string"}}}}});
+    assert_ask_refused(&server, ask, "schema.properties.tags").await;
     server.shutdown().await;
 }
 
@@ -594,13 +500,24 @@ async fn a_schema_outside_the_renderable_subset_is_refused_at_ask_time() {
 
 const ENVELOPE: &str = "application/vnd.inbox.answer+json";
 
-async fn door_of(server: &common::TestServer, extra: Value) -> (String, String) {
+/// An external question asked with `extra`: its id and its callback door.
+async fn external_door(server: &common::TestServer, extra: Value) -> (String, String) {
     let ia = ask_external(server, extra).await;
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
-    (ia["id"].as_str().unwrap().to_owned(), door)
+    (ia["id"].as_str().unwrap().to_owned(), door_of(&ia))
+}
+
+/// `POST path` with no token and `envelope` in the answer envelope's media type.
+async fn post_envelope(
+    server: &common::TestServer,
+    path: &str,
+    envelope: &Value,
+) -> (StatusCode, Value) {
+    let req = server.request(Method::POST, path, None);
+    reply(
+        req.header("content-type", ENVELOPE)
+            .body(envelope.to_string()),
+    )
+    .await
 }
 
 /// What the asker sees on the wait door once the question is resolved.
@@ -623,18 +540,10 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(re
     let mut stream = common::Sse::connect(&server, None).await;
 
     // Query params on a JSON answer: the body stays the answer, `params.*` go beside it.
-    let (id, door) = door_of(&server, json!({})).await;
-    let resp = server
-        .request(
-            Method::POST,
-            &format!("{door}?params.reply_id=r-17&params.source=slack"),
-            None,
-        )
-        .json(&json!({"signed": true}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (id, door) = external_door(&server, json!({})).await;
+    let query = format!("{door}?params.reply_id=r-17&params.source=slack");
+    let (status, _) = post_json(&server, &query, &json!({"signed": true})).await;
+    assert_eq!(status, StatusCode::OK);
     let ia = waited(&server, &id).await;
     assert_eq!(ia["answer"]["value"], json!({"signed": true}));
     assert_eq!(
@@ -642,9 +551,7 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(re
         json!({"reply_id": "r-17", "source": "slack"})
     );
     // The reviewer's read and the stream's `answered` frame carry them too.
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
-        .await;
+    let (_, read) = server.read(&id).await;
     assert_eq!(read["answer"]["params"]["reply_id"], "r-17");
     let answered = loop {
         match stream.next_block(Duration::from_secs(5)).await {
@@ -656,19 +563,11 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(re
     assert_eq!(answered.data["answer"]["params"]["source"], "slack");
 
     // The envelope: a nested object, joined with the query's params.
-    let (id, door) = door_of(&server, json!({})).await;
-    let resp = server
-        .request(Method::POST, &format!("{door}?params.channel=C1"), None)
-        .header("content-type", ENVELOPE)
-        .body(
-            json!({"answer": {"approved": true},
-                   "params": {"button": {"payload": "approve-42"}, "referral": null}})
-            .to_string(),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (id, door) = external_door(&server, json!({})).await;
+    let envelope = json!({"answer": {"approved": true},
+                          "params": {"button": {"payload": "approve-42"}, "referral": null}});
+    let (status, _) = post_envelope(&server, &format!("{door}?params.channel=C1"), &envelope).await;
+    assert_eq!(status, StatusCode::OK);
     let ia = waited(&server, &id).await;
     assert_eq!(ia["answer"]["value"], json!({"approved": true}));
     assert_eq!(
@@ -678,14 +577,9 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(re
 
     // A plain JSON body that happens to hold `params` is still the whole answer (as before),
     // and an answer without enrichment carries none.
-    let (id, door) = door_of(&server, json!({})).await;
-    let resp = server
-        .request(Method::POST, &door, None)
-        .json(&json!({"answer": 1, "params": {"x": 1}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (id, door) = external_door(&server, json!({})).await;
+    let (status, _) = post_json(&server, &door, &json!({"answer": 1, "params": {"x": 1}})).await;
+    assert_eq!(status, StatusCode::OK);
     let ia = waited(&server, &id).await;
     assert_eq!(
         ia["answer"]["value"],
@@ -694,19 +588,18 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker(re
     assert_eq!(ia["answer"]["params"], Value::Null);
 
     // A confirm-page form submission: `params.*` in the URL are not answer fields.
-    let (id, door) = door_of(
+    let (id, door) = external_door(
         &server,
         json!({"schema": {"type": "object", "properties": {"approved": {"type": "boolean"}},
                           "required": ["approved"], "additionalProperties": false}}),
     )
     .await;
-    let resp = server
-        .request(Method::POST, &format!("{door}?params.reply_id=r-9"), None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("approved=true")
-        .send()
-        .await
-        .unwrap();
+    let resp = post_form(
+        &server,
+        &format!("{door}?params.reply_id=r-9"),
+        "approved=true",
+    )
+    .await;
     assert_eq!(resp.status(), StatusCode::OK);
     let ia = waited(&server, &id).await;
     assert_eq!(ia["answer"]["value"], json!({"approved": true}));
@@ -727,11 +620,11 @@ async fn callback_params_are_stored_beside_the_answer_and_handed_to_the_asker_re
 #[tokio::test]
 async fn callback_params_are_bounded_and_a_refusal_names_the_field() {
     let (server, _dir) = common::start().await;
-    let (id, door) = door_of(&server, json!({})).await;
+    let (id, door) = external_door(&server, json!({})).await;
     let max = inbox_protocol::caps::PARAMS_MAX_BYTES;
     let depth = inbox_protocol::caps::ANSWER_MAX_DEPTH;
     let deep = (0..depth + 1).fold(json!(1), |v, _| json!({ "k": v }));
-    let refused: Vec<(String, Option<String>, &str, &str)> = vec![
+    let refused: Vec<(String, Option<Value>, &str, &str)> = vec![
         // Over the byte cap, by the query and by the envelope.
         (
             format!("{door}?params.blob={}", "x".repeat(max)),
@@ -741,48 +634,46 @@ async fn callback_params_are_bounded_and_a_refusal_names_the_field() {
         ),
         (
             door.clone(),
-            Some(json!({"answer": true, "params": {"blob": "x".repeat(max)}}).to_string()),
+            Some(json!({"answer": true, "params": {"blob": "x".repeat(max)}})),
             "invalid_field",
             "params",
         ),
         // Nested past the depth cap.
         (
             door.clone(),
-            Some(json!({"answer": true, "params": {"deep": deep}}).to_string()),
+            Some(json!({"answer": true, "params": {"deep": deep}})),
             "invalid_field",
             "params",
         ),
         // Not an object, an unknown envelope key, a bare prefix, a key given both ways.
         (
             door.clone(),
-            Some(json!({"answer": true, "params": ["a"]}).to_string()),
+            Some(json!({"answer": true, "params": ["a"]})),
             "malformed_json",
             "params",
         ),
         (
             door.clone(),
-            Some(json!({"answer": true, "extra": 1}).to_string()),
+            Some(json!({"answer": true, "extra": 1})),
             "malformed_json",
             "",
         ),
         (format!("{door}?params.=x"), None, "invalid_field", "params"),
         (
             format!("{door}?params.a=1"),
-            Some(json!({"answer": true, "params": {"a": "2"}}).to_string()),
+            Some(json!({"answer": true, "params": {"a": "2"}})),
             "invalid_field",
             "params.a",
         ),
     ];
     for (url, envelope, code, field) in refused {
-        let req = server.request(Method::POST, &url, None);
-        let req = match &envelope {
-            Some(body) => req.header("content-type", ENVELOPE).body(body.clone()),
-            None => req.json(&json!({"signed": true})),
+        let refused = match &envelope {
+            Some(envelope) => post_envelope(&server, &url, envelope).await,
+            None => post_json(&server, &url, &json!({"signed": true})).await,
         };
-        let resp = req.send().await.unwrap();
-        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{url:.80}");
-        let body: Value = resp.json().await.unwrap();
-        assert_eq!(body["error"]["code"], code, "{body}");
+        let case = format!("{url:.80}");
+        assert_refused(&refused, StatusCode::BAD_REQUEST, code, &case);
+        let body = &refused.1;
         if !field.is_empty() {
             assert!(
                 body["error"]["field"]
@@ -794,14 +685,11 @@ async fn callback_params_are_bounded_and_a_refusal_names_the_field() {
     }
     assert_eq!(status_of(&server, &id).await, "pending", "nothing recorded");
     // Just under the cap is accepted.
-    let resp = server
-        .request(Method::POST, &door, None)
-        .header("content-type", ENVELOPE)
-        .body(json!({"answer": true, "params": {"blob": "x".repeat(max - 20)}}).to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let under = json!({"answer": true, "params": {"blob": "x".repeat(max - 20)}});
+    assert_eq!(
+        post_envelope(&server, &door, &under).await.0,
+        StatusCode::OK
+    );
     server.shutdown().await;
 }
 
@@ -809,36 +697,25 @@ async fn callback_params_are_bounded_and_a_refusal_names_the_field() {
 async fn callback_params_are_opaque_text_never_reflected_into_a_page() {
     let (server, _dir) = common::start().await;
     let hostile = r#"<script>alert("x")</script><img src=x onerror=alert(1)>"#;
-    let (id, door) = door_of(
+    let (id, door) = external_door(
         &server,
         json!({"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}),
     )
     .await;
     // The byte-constant "Answer received" page of a form submission without params…
-    let (_, other) = door_of(
+    let (_, other) = external_door(
         &server,
         json!({"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}),
     )
     .await;
-    let plain = server
-        .request(Method::POST, &other, None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("ok=true")
-        .send()
+    let plain = post_form(&server, &other, "ok=true")
         .await
-        .unwrap()
         .bytes()
         .await
         .unwrap();
     // …is byte for byte the page of one whose params carry markup.
     let encoded: String = url::form_urlencoded::byte_serialize(hostile.as_bytes()).collect();
-    let resp = server
-        .request(Method::POST, &format!("{door}?params.note={encoded}"), None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("ok=true")
-        .send()
-        .await
-        .unwrap();
+    let resp = post_form(&server, &format!("{door}?params.note={encoded}"), "ok=true").await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.bytes().await.unwrap(), plain);
     // Stored and returned as the same text, as JSON, not as markup and not mangled.
@@ -871,29 +748,9 @@ async fn every_callback_page_forbids_script_framing_caching_and_referrers() {
     let plain = ask_external(&server, json!({})).await;
     let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
     let form = ask_external(&server, json!({"schema": schema})).await;
-    let door = |ia: &Value| {
-        format!(
-            "/api/interactions/callback/{}",
-            ticket_of(ia["link"].as_str().unwrap())
-        )
-    };
-    let confirm = server
-        .request(Method::GET, &door(&plain), None)
-        .send()
-        .await
-        .unwrap();
-    let drawn = server
-        .request(Method::GET, &door(&form), None)
-        .send()
-        .await
-        .unwrap();
-    let posted = server
-        .request(Method::POST, &door(&form), None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("ok=true")
-        .send()
-        .await
-        .unwrap();
+    let confirm = common::callback::get(&server, &door_of(&plain)).await;
+    let drawn = common::callback::get(&server, &door_of(&form)).await;
+    let posted = post_form(&server, &door_of(&form), "ok=true").await;
     for (page, resp) in [
         ("confirm", confirm),
         ("form", drawn),

@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 
 use common::{Sse, TestServer, raw};
 use reqwest::StatusCode;
-use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 const TIMEOUT: Duration = Duration::from_millis(800);
 
-async fn tight_server(dir: &std::path::Path, max_connections: usize) -> TestServer {
-    common::start_in(dir, |c| {
+async fn tight_server(max_connections: usize) -> (TestServer, tempfile::TempDir) {
+    common::start_with(|c| {
         c.header_read_timeout = TIMEOUT;
         c.body_read_timeout = TIMEOUT;
         c.idle_timeout = TIMEOUT;
@@ -37,8 +36,7 @@ async fn assert_healthy(server: &TestServer) {
 
 #[tokio::test]
 async fn half_sent_heads_are_dropped_while_health_keeps_answering() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 512).await;
+    let (server, _dir) = tight_server(512).await;
     let head = format!(
         "GET /api/interactions HTTP/1.1\r\nHost: {}\r\nX-Slow: ",
         raw::host(&server)
@@ -78,8 +76,7 @@ async fn half_sent_heads_are_dropped_while_health_keeps_answering() {
 
 #[tokio::test]
 async fn a_body_that_never_finishes_is_refused_within_the_body_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 512).await;
+    let (server, _dir) = tight_server(512).await;
     let head = format!(
         "POST /api/interactions HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{\"prompt\": \"",
@@ -123,19 +120,16 @@ async fn a_body_that_never_finishes_is_refused_within_the_body_timeout() {
         String::from_utf8_lossy(&answered).contains("request_timeout"),
         "in the error shape"
     );
-    // Nothing was stored.
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(common::REVIEWER))
+    server
+        .assert_nothing_stored("the bodies that never finished")
         .await;
-    assert_eq!(page["items"], json!([]));
     assert_healthy(&server).await;
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_for_a_free_slot() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = tight_server(dir.path(), 3).await;
+    let (server, _dir) = tight_server(3).await;
     // Three silent connections take every slot...
     let mut held = Vec::new();
     for _ in 0..3 {
@@ -164,8 +158,7 @@ async fn connections_beyond_the_cap_wait_for_a_free_slot() {
 
 #[tokio::test]
 async fn an_open_stream_outlives_the_idle_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = common::start_with(|c| {
         c.header_read_timeout = TIMEOUT;
         c.idle_timeout = TIMEOUT;
         // Keepalives far apart: the stream sends nothing for longer than the idle timeout.
@@ -188,5 +181,60 @@ async fn an_open_stream_outlives_the_idle_timeout() {
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert!(started.elapsed() >= Duration::from_secs(2));
+    server.shutdown().await;
+}
+
+/// A stream subscriber whose client stops reading holds no queue on the server (the stream
+/// takes the next frame off the shared bus only when the socket can take it), so it is the
+/// listener's send timeout that ends it: once the socket has refused every byte for
+/// `send_timeout`, the connection is closed. A subscriber that keeps reading is not touched.
+#[tokio::test]
+async fn a_subscriber_that_stops_reading_is_closed_after_the_send_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::start_in(dir.path(), |c| c.send_timeout = TIMEOUT).await;
+    // A small receive window, so the server's writes back up after a few frames.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut silent = socket.connect(server.server.addr).await.unwrap();
+    let head = format!(
+        "GET /api/interactions/stream HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\r\n",
+        raw::host(&server),
+        common::REVIEWER
+    );
+    silent.write_all(head.as_bytes()).await.unwrap();
+    let status = raw::read_head(&mut silent, TIMEOUT * 3)
+        .await
+        .expect("the stream's head");
+    assert_eq!(raw::status_of(&status), 200, "{status}");
+    let mut reading = Sse::connect(&server, None).await;
+
+    // Far more than the silent client's socket buffers hold, while it reads nothing.
+    const ASKS: usize = 600;
+    let prompt = "x".repeat(7_900);
+    for _ in 0..ASKS {
+        server
+            .ask(serde_json::json!({"prompt": prompt, "answer_format": "confirm"}))
+            .await;
+    }
+    for i in 0..ASKS {
+        let frame = reading.expect_frame().await;
+        assert_eq!(frame.event, "add", "frame {i} of the reading subscriber");
+    }
+    // Still silent, well past the send timeout: the server gave up on it. What its socket
+    // already held still drains, and then the connection ends — an open stream would go on
+    // sending (and never end) once the client reads again.
+    tokio::time::sleep(TIMEOUT * 4).await;
+    let drained = raw::read_until_closed(&mut silent, TIMEOUT * 6)
+        .await
+        .expect("the silent subscriber's connection was closed");
+    assert!(
+        drained.len() < ASKS * prompt.len(),
+        "it was closed before everything was sent to it ({} bytes)",
+        drained.len()
+    );
+    // The subscriber that kept reading is still served.
+    server.ask_confirm("after").await;
+    assert_eq!(reading.expect_frame().await.event, "add");
+    assert_healthy(&server).await;
     server.shutdown().await;
 }

@@ -7,26 +7,10 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer, start};
+use common::callback::{door_of, post_form, post_json, ticket_of};
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, assert_refused, ids, start, start_with};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-async fn page(server: &TestServer, query: &str) -> Value {
-    let (status, body) = server
-        .get_json(&format!("/api/interactions?{query}"), Some(REVIEWER))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
-}
-
-fn ids(page: &Value) -> Vec<String> {
-    page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|ia| ia["id"].as_str().unwrap().to_owned())
-        .collect()
-}
 
 #[tokio::test]
 async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
@@ -44,7 +28,7 @@ async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
             Some(c) => format!("status=pending&limit=100&cursor={c}"),
             None => "status=pending&limit=100".to_owned(),
         };
-        let body = page(&server, &query).await;
+        let body = server.page(&query).await;
         assert!(
             body["stream_cursor"]
                 .as_str()
@@ -58,14 +42,9 @@ async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
             // New asks while paging land in front, never inside the pages still to come.
             // (From another asker: this one is at its pending limit.)
             for i in 0..5 {
-                let resp = server
-                    .request(Method::POST, "/api/interactions", Some(OTHER_ASKER))
-                    .json(&json!({"prompt": format!("late {i}"), "answer_format": "confirm"}))
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(resp.status(), StatusCode::CREATED);
-                let ia: Value = resp.json().await.unwrap();
+                let late = json!({"prompt": format!("late {i}"), "answer_format": "confirm"});
+                let (status, ia) = server.try_ask(OTHER_ASKER, late).await;
+                assert_eq!(status, StatusCode::CREATED);
                 arrived.push(ia["id"].as_str().unwrap().to_owned());
             }
         }
@@ -84,23 +63,21 @@ async fn paging_through_a_thousand_pending_asks_has_no_duplicates_or_gaps() {
     );
 
     // A fresh first page shows the late arrivals on top; the default and the cap hold.
-    let first = page(&server, "").await;
+    let first = server.page("").await;
     assert_eq!(ids(&first).len(), 50);
     let late: Vec<String> = arrived.iter().rev().cloned().collect();
     assert_eq!(&ids(&first)[..5], &late[..]);
-    assert_eq!(ids(&page(&server, "limit=100000").await).len(), 500);
+    assert_eq!(ids(&server.page("limit=100000").await).len(), 500);
 
     // The thousand are this asker's pending limit: one more is refused, nothing is stored.
-    let resp = server
-        .request(Method::POST, "/api/interactions", Some(ASKER))
-        .json(&json!({"prompt": "one too many", "answer_format": "confirm"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "too_many_pending");
-    assert_eq!(ids(&page(&server, "limit=500").await).len(), 500);
+    let one_more = json!({"prompt": "one too many", "answer_format": "confirm"});
+    assert_refused(
+        &server.try_ask(ASKER, one_more).await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_pending",
+        "one over the pending limit",
+    );
+    assert_eq!(ids(&server.page("limit=500").await).len(), 500);
     server.shutdown().await;
 }
 
@@ -110,10 +87,10 @@ async fn list_filters_by_status() {
     let a = server.ask_confirm("a").await;
     let b = server.ask_confirm("b").await;
     assert_eq!(server.answer(&a, json!(true), None).await.0, StatusCode::OK);
-    assert_eq!(ids(&page(&server, "status=pending").await), [b.as_str()]);
-    assert_eq!(ids(&page(&server, "status=answered").await), [a.as_str()]);
-    assert_eq!(ids(&page(&server, "status=all").await), [b, a]);
-    assert!(ids(&page(&server, "status=declined").await).is_empty());
+    assert_eq!(ids(&server.page("status=pending").await), [b.as_str()]);
+    assert_eq!(ids(&server.page("status=answered").await), [a.as_str()]);
+    assert_eq!(ids(&server.page("status=all").await), [b, a]);
+    assert!(ids(&server.page("status=declined").await).is_empty());
     server.shutdown().await;
 }
 
@@ -132,8 +109,8 @@ async fn two_concurrent_answers_have_one_winner() {
             (no, yes)
         };
         assert_eq!(winner.0, StatusCode::OK, "{}", winner.1);
-        assert_eq!(loser.0, StatusCode::CONFLICT, "{}", loser.1);
-        assert_eq!(loser.1["error"]["code"], "already_answered");
+        let case = format!("the loser of round {round}");
+        assert_refused(&loser, StatusCode::CONFLICT, "already_answered", &case);
         let winning_value = &winner.1["interaction"]["answer"]["value"];
         assert_eq!(
             &loser.1["error"]["interaction"]["answer"]["value"],
@@ -179,9 +156,12 @@ async fn the_same_idempotency_key_gets_the_same_200() {
     assert_eq!(other["error"]["code"], "idempotency_conflict");
 
     // A different key against the resolved question is the ordinary loser.
-    let (status, body) = server.answer(&id, json!(true), Some("key-2")).await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert_eq!(body["error"]["code"], "already_answered");
+    assert_refused(
+        &server.answer(&id, json!(true), Some("key-2")).await,
+        StatusCode::CONFLICT,
+        "already_answered",
+        "a different key",
+    );
     server.shutdown().await;
 }
 
@@ -189,19 +169,10 @@ async fn the_same_idempotency_key_gets_the_same_200() {
 async fn decline_records_the_reason_and_blocks_answers() {
     let (server, _dir) = start().await;
     let id = server.ask_confirm("drop the table?").await;
-    let resp = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/{id}/decline"),
-            Some(REVIEWER),
-        )
-        .header("Idempotency-Key", "d-1")
-        .json(&json!({"reason": "not today"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let body: Value = resp.json().await.unwrap();
+    let (status, body) = server
+        .decline(&id, json!({"reason": "not today"}), Some("d-1"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "declined");
     assert_eq!(body["interaction"]["answer"]["reason"], "not today");
     assert_eq!(body["interaction"]["answer"]["value"], Value::Null);
@@ -221,9 +192,12 @@ async fn answers_are_validated_against_the_format() {
         .as_str()
         .unwrap()
         .to_owned();
-    let (status, body) = server.answer(&id, json!("mars"), None).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert_eq!(body["error"]["code"], "invalid_answer");
+    assert_refused(
+        &server.answer(&id, json!("mars"), None).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_answer",
+        "an option not offered",
+    );
     let (status, body) = server.answer(&id, json!("eu"), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["interaction"]["answer"]["value"], "eu");
@@ -281,29 +255,35 @@ async fn wait_returns_as_soon_as_the_question_is_answered() {
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(body["status"], "pending");
     assert!(started.elapsed() >= Duration::from_millis(900));
-    // Only its asker waits: a reviewer lacks the role, another asker sees nothing.
-    let (status, _) = server
-        .get_json(
-            &format!("/api/interactions/{pending}/wait?timeout_s=1"),
-            Some(REVIEWER),
-        )
-        .await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = server
-        .get_json(
-            &format!("/api/interactions/{pending}/wait?timeout_s=1"),
-            Some(OTHER_ASKER),
-        )
-        .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, body) = server
-        .get_json(
-            &format!("/api/interactions/{pending}/wait?timeout_s=soon"),
-            Some(ASKER),
-        )
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(body["error"]["code"], "invalid_query");
+    // Only its asker waits: a reviewer lacks the role, another asker sees nothing; a timeout
+    // that is not a number is refused.
+    for (case, token, timeout, status, code) in [
+        (
+            "a reviewer",
+            REVIEWER,
+            "1",
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        (
+            "another asker",
+            OTHER_ASKER,
+            "1",
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            "timeout_s=soon",
+            ASKER,
+            "soon",
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+        ),
+    ] {
+        let path = format!("/api/interactions/{pending}/wait?timeout_s={timeout}");
+        let refused = server.get_json(&path, Some(token)).await;
+        assert_refused(&refused, status, code, case);
+    }
     server.shutdown().await;
 }
 
@@ -311,47 +291,29 @@ async fn wait_returns_as_soon_as_the_question_is_answered() {
 async fn withdraw_cancels_for_its_asker_only() {
     let (server, _dir) = start().await;
     let id = server.ask_confirm("still needed?").await;
-    let path = format!("/api/interactions/{id}");
-    let other = server
-        .request(Method::DELETE, &path, Some(OTHER_ASKER))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(other.status(), StatusCode::NOT_FOUND);
-    let reviewer = server
-        .request(Method::DELETE, &path, Some(REVIEWER))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reviewer.status(), StatusCode::FORBIDDEN);
-    let resp = server
-        .request(Method::DELETE, &path, Some(ASKER))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let body: Value = resp.json().await.unwrap();
+    for (case, token, status) in [
+        ("another asker", OTHER_ASKER, StatusCode::NOT_FOUND),
+        ("a reviewer", REVIEWER, StatusCode::FORBIDDEN),
+    ] {
+        assert_eq!(server.withdraw(&id, token).await.0, status, "{case}");
+    }
+    let (status, body) = server.withdraw(&id, ASKER).await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "cancelled");
-    let again = server
-        .request(Method::DELETE, &path, Some(ASKER))
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        again.status(),
+        server.withdraw(&id, ASKER).await.0,
         StatusCode::OK,
         "withdrawing twice is not an error"
     );
-    let (status, body) = server.get_json(&path, Some(REVIEWER)).await;
+    let (status, body) = server.read(&id).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "cancelled");
-    let (status, body) = server.answer(&id, json!(true), None).await;
-    assert_eq!(
-        status,
+    assert_refused(
+        &server.answer(&id, json!(true), None).await,
         StatusCode::NOT_FOUND,
-        "a withdrawn question cannot be answered"
+        "not_found",
+        "a withdrawn question cannot be answered",
     );
-    assert_eq!(body["error"]["code"], "not_found");
     server.shutdown().await;
 }
 
@@ -366,9 +328,12 @@ async fn read_is_for_reviewers_and_the_asker() {
         assert_eq!(body["asker"], "deploy-bot");
         assert_eq!(body["prompt"], "mine");
     }
-    let (status, body) = server.get_json(&path, Some(OTHER_ASKER)).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(body["error"]["code"], "not_found");
+    assert_refused(
+        &server.get_json(&path, Some(OTHER_ASKER)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "another asker's read",
+    );
     server.shutdown().await;
 }
 
@@ -389,12 +354,7 @@ async fn an_inline_image_is_served_by_reference_with_locked_down_headers() {
     assert!(url.starts_with("/api/interactions/media/md_"), "{url}");
     assert_eq!(ia["media"][1]["url"], "https://example.com/run/1");
     // The stored record keeps the reference too.
-    let (_, stored) = server
-        .get_json(
-            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
-            Some(REVIEWER),
-        )
-        .await;
+    let (_, stored) = server.read(ia["id"].as_str().unwrap()).await;
     assert_eq!(stored["media"][0]["url"], url);
 
     let resp = server.request(Method::GET, url, None).send().await.unwrap();
@@ -426,17 +386,9 @@ async fn an_inline_image_is_served_by_reference_with_locked_down_headers() {
     server.shutdown().await;
 }
 
-fn ticket_of(link: &str) -> String {
-    let at = link
-        .find("/api/interactions/callback/")
-        .expect("callback url in link");
-    link[at + "/api/interactions/callback/".len()..].to_owned()
-}
-
 #[tokio::test]
 async fn the_callback_door_answers_an_external_question() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = start_with(|c| {
         c.public_url = Some("https://inbox.example.org/".into());
     })
     .await;
@@ -456,11 +408,7 @@ async fn the_callback_door_answers_an_external_question() {
     let door = format!("/api/interactions/callback/{ticket}");
 
     // GET is a byte-constant page that reflects nothing and changes nothing.
-    let plain = server
-        .request(Method::GET, &door, None)
-        .send()
-        .await
-        .unwrap();
+    let plain = common::callback::get(&server, &door).await;
     assert_eq!(plain.status(), StatusCode::OK);
     assert!(
         plain.headers()["content-type"]
@@ -470,65 +418,37 @@ async fn the_callback_door_answers_an_external_question() {
     );
     assert_eq!(plain.headers()["referrer-policy"], "no-referrer");
     let plain = plain.text().await.unwrap();
-    let probe = server
-        .request(
-            Method::GET,
-            &format!("{door}?signed=%3Cscript%3Ex%3C/script%3E"),
-            None,
-        )
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let probe = common::callback::get(
+        &server,
+        &format!("{door}?signed=%3Cscript%3Ex%3C/script%3E"),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
     assert_eq!(plain, probe);
     assert!(plain.contains(r#"<form method="post">"#));
     assert!(!plain.contains("script"));
-    let (_, still) = server
-        .get_json(
-            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
-            Some(REVIEWER),
-        )
-        .await;
+    let id = ia["id"].as_str().unwrap();
+    let (_, still) = server.read(id).await;
     assert_eq!(still["status"], "pending");
 
-    let post = |body: Value| server.request(Method::POST, &door, None).json(&body).send();
-    let resp = post(json!({"signed": true, "envelope": "e-1"}))
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let signed = json!({"signed": true, "envelope": "e-1"});
     assert_eq!(
-        resp.json::<Value>().await.unwrap(),
-        json!({"status": "answered"})
+        post_json(&server, &door, &signed).await,
+        (StatusCode::OK, json!({"status": "answered"}))
     );
-    let (_, done) = server
-        .get_json(
-            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
-            Some(REVIEWER),
-        )
-        .await;
+    let (_, done) = server.read(id).await;
     assert_eq!(done["status"], "answered");
     assert_eq!(done["answer"]["answered_by"], "callback");
-    assert_eq!(
-        done["answer"]["value"],
-        json!({"signed": true, "envelope": "e-1"})
-    );
+    assert_eq!(done["answer"]["value"], signed);
 
     // A provider retry is an idempotent success; the page is gone.
-    let retry = post(json!({"signed": true, "envelope": "e-1"}))
-        .await
-        .unwrap();
-    assert_eq!(retry.status(), StatusCode::OK);
     assert_eq!(
-        retry.json::<Value>().await.unwrap(),
-        json!({"status": "already_answered"})
+        post_json(&server, &door, &signed).await,
+        (StatusCode::OK, json!({"status": "already_answered"}))
     );
-    let used = server
-        .request(Method::GET, &door, None)
-        .send()
-        .await
-        .unwrap();
+    let used = common::callback::get(&server, &door).await;
     assert_eq!(used.status(), StatusCode::NOT_FOUND);
     let used = used.bytes().await.unwrap();
     for method in [Method::GET, Method::POST] {
@@ -552,48 +472,32 @@ async fn an_external_question_is_answered_only_through_its_callback_door() {
     let id = ia["id"].as_str().unwrap();
     // The answer door refuses it whatever the value, with or without a key, naming the field.
     for (value, key) in [(json!({"signed": true}), Some("k-1")), (json!(true), None)] {
-        let (status, body) = server.answer(id, value, key).await;
-        assert_eq!(status, StatusCode::CONFLICT, "{body}");
-        assert_eq!(body["error"]["code"], "answered_externally");
-        assert_eq!(body["error"]["field"], "answer");
+        let refused = server.answer(id, value.clone(), key).await;
+        let case = format!("answer {value} with key {key:?}");
+        assert_refused(&refused, StatusCode::CONFLICT, "answered_externally", &case);
+        assert_eq!(refused.1["error"]["field"], "answer");
     }
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
-        .await;
+    let (_, read) = server.read(id).await;
     assert_eq!(read["status"], "pending", "nothing was recorded");
     assert_eq!(read["answer"], Value::Null);
     // The callback door still answers it.
-    let door = format!(
-        "/api/interactions/callback/{}",
-        ticket_of(ia["link"].as_str().unwrap())
-    );
-    let resp = server
-        .request(Method::POST, &door, None)
-        .json(&json!({"signed": true}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (status, _) = post_json(&server, &door_of(&ia), &json!({"signed": true})).await;
+    assert_eq!(status, StatusCode::OK);
     // Once answered there, the answer door still says where answers come from.
-    let (status, body) = server.answer(id, json!({"signed": false}), None).await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert_eq!(body["error"]["code"], "answered_externally");
+    assert_refused(
+        &server.answer(id, json!({"signed": false}), None).await,
+        StatusCode::CONFLICT,
+        "answered_externally",
+        "an answer after the callback's",
+    );
 
     // A reviewer can still decline an external question.
     let other = server.ask(external).await;
     let other_id = other["id"].as_str().unwrap();
-    let resp = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/{other_id}/decline"),
-            Some(REVIEWER),
-        )
-        .json(&json!({"reason": "not signing"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let body: Value = resp.json().await.unwrap();
+    let (status, body) = server
+        .decline(other_id, json!({"reason": "not signing"}), None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "declined");
     server.shutdown().await;
 }
@@ -613,38 +517,17 @@ async fn the_confirm_form_posts_query_params_typed_by_the_schema() {
     let ticket = ticket_of(ia["link"].as_str().unwrap());
     // Callback URLs default to the server's own address.
     assert!(ia["link"].as_str().unwrap().contains(&server.base));
-    let door = format!("/api/interactions/callback/{ticket}?approved=true&amount=12");
-    let bad = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/callback/{ticket}?amount=12"),
-            None,
-        )
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("")
-        .send()
-        .await
-        .unwrap();
+    let door = format!("/api/interactions/callback/{ticket}");
+    let bad = post_form(&server, &format!("{door}?amount=12"), "").await;
     assert_eq!(
         bad.status(),
         StatusCode::BAD_REQUEST,
         "the schema requires `approved`"
     );
-    let resp = server
-        .request(Method::POST, &door, None)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body("")
-        .send()
-        .await
-        .unwrap();
+    let resp = post_form(&server, &format!("{door}?approved=true&amount=12"), "").await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert!(resp.text().await.unwrap().contains("Answer received"));
-    let (_, done) = server
-        .get_json(
-            &format!("/api/interactions/{}", ia["id"].as_str().unwrap()),
-            Some(REVIEWER),
-        )
-        .await;
+    let (_, done) = server.read(ia["id"].as_str().unwrap()).await;
     assert_eq!(
         done["answer"]["value"],
         json!({"approved": true, "amount": 12})
@@ -654,8 +537,7 @@ async fn the_confirm_form_posts_query_params_typed_by_the_schema() {
 
 #[tokio::test]
 async fn a_refused_ask_leaves_nothing_behind() {
-    let (server, _dir) = start().await;
-    let mut stream = Sse::connect(&server, None).await;
+    let (server, _dir, mut stream) = common::start_listening().await;
     for bad in [
         json!({"prompt": "pick", "answer_format": "select"}),
         json!({"prompt": "look", "answer_format": "confirm", "media": []}),
@@ -663,22 +545,14 @@ async fn a_refused_ask_leaves_nothing_behind() {
                "media": [{"kind": "document", "url": "data:image/png;base64,AAAA"}]}),
         json!({"prompt": "", "answer_format": "text"}),
     ] {
-        let resp = server
-            .request(Method::POST, "/api/interactions", Some(ASKER))
-            .json(&bad)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{bad}");
-        let body: Value = resp.json().await.unwrap();
+        let (status, body) = server.try_ask(ASKER, bad.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
         assert!(
             body["error"]["field"].is_string(),
             "a refusal names the field: {body}"
         );
     }
-    let all = page(&server, "status=all").await;
-    assert!(ids(&all).is_empty());
-    assert_eq!(all["stream_cursor"], "0", "no event was written");
+    server.assert_nothing_stored("the refused asks").await;
     stream.expect_quiet(Duration::from_millis(300)).await;
     server.shutdown().await;
 }
@@ -797,13 +671,12 @@ async fn every_door_refuses_bad_input_with_a_coded_error() {
         assert_eq!(code_of(&resp.json().await.unwrap()), "payload_too_large");
     }
     // A wrong shape names the field.
-    let resp = server
-        .request(Method::POST, "/api/interactions", Some(ASKER))
-        .json(&json!({"prompt": "x", "answer_format": "confirm", "mode": "someday"}))
-        .send()
-        .await
-        .unwrap();
-    let body: Value = resp.json().await.unwrap();
+    let (_, body) = server
+        .try_ask(
+            ASKER,
+            json!({"prompt": "x", "answer_format": "confirm", "mode": "someday"}),
+        )
+        .await;
     assert_eq!(body["error"]["code"], "malformed_json");
     assert_eq!(body["error"]["field"], "mode");
 
@@ -926,10 +799,8 @@ async fn without_configured_tokens_the_first_start_generates_them() {
 
 #[tokio::test]
 async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
-    let dir = tempfile::tempdir().unwrap();
     // A sweeper that never runs during the test: the deadline alone must close the question.
-    let server =
-        common::start_in(dir.path(), |c| c.sweep_interval = Duration::from_secs(3600)).await;
+    let (server, _dir) = start_with(|c| c.sweep_interval = Duration::from_secs(3600)).await;
     let ia = server
         .ask(json!({"prompt": "quick?", "answer_format": "confirm", "timeout_s": 1}))
         .await;
@@ -937,17 +808,8 @@ async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let (status, body) = server.answer(id, json!(true), None).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
-    let declined = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/{id}/decline"),
-            Some(REVIEWER),
-        )
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(declined.status(), StatusCode::NOT_FOUND);
+    let (status, _) = server.decline(id, json!({}), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     server.shutdown().await;
 }
 
@@ -955,8 +817,7 @@ async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
 /// door, and an open stream hears `removed{pruned}`.
 #[tokio::test]
 async fn a_resolved_question_is_pruned_after_the_retention() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = start_with(|c| {
         c.resolved_retention = Some(Duration::from_millis(300));
     })
     .await;
@@ -969,10 +830,7 @@ async fn a_resolved_question_is_pruned_after_the_retention() {
     let removed = stream.expect_frame().await;
     assert_eq!(removed.event, "removed");
     assert_eq!(removed.data, json!({"id": id, "reason": "pruned"}));
-    let (status, _) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(common::REVIEWER))
-        .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(server.read(&id).await.0, StatusCode::NOT_FOUND);
     server.shutdown().await;
 }
 

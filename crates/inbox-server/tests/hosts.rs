@@ -3,14 +3,24 @@
 
 mod common;
 
-use common::{ASKER, REVIEWER};
+use common::{ASKER, REVIEWER, TestServer};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+/// The status of the reviewer's `GET /api/interactions` sent with `Host: host`.
+async fn list_with_host(server: &TestServer, host: &str) -> StatusCode {
+    server
+        .request(Method::GET, "/api/interactions", Some(REVIEWER))
+        .header("host", host)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
 #[tokio::test]
 async fn a_foreign_host_is_refused_on_every_door_and_the_own_host_is_served() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = common::start_with(|c| {
         c.allowed_hosts = vec!["inbox.internal".into()];
     })
     .await;
@@ -93,9 +103,7 @@ async fn a_foreign_host_is_refused_on_every_door_and_the_own_host_is_served() {
         }
     }
     // Nothing a refused request carried reached the store: the question is still pending.
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
-        .await;
+    let (_, read) = server.read(&id).await;
     assert_eq!(read["status"], "pending");
 
     // The server's own names are served.
@@ -107,21 +115,18 @@ async fn a_foreign_host_is_refused_on_every_door_and_the_own_host_is_served() {
         "inbox.internal".to_owned(),
         format!("inbox.internal:{port}"),
     ] {
-        let resp = server
-            .request(Method::GET, "/api/interactions", Some(REVIEWER))
-            .header("host", &own)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), StatusCode::OK, "Host: {own}");
+        assert_eq!(
+            list_with_host(&server, &own).await,
+            StatusCode::OK,
+            "Host: {own}"
+        );
     }
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn the_public_urls_host_is_served() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
+    let (server, _dir) = common::start_with(|c| {
         c.public_url = Some("https://inbox.example.org".into());
     })
     .await;
@@ -131,13 +136,7 @@ async fn the_public_urls_host_is_served() {
         ("inbox.example.org:8443", StatusCode::MISDIRECTED_REQUEST),
         ("other.example.org", StatusCode::MISDIRECTED_REQUEST),
     ] {
-        let resp = server
-            .request(Method::GET, "/api/interactions", Some(REVIEWER))
-            .header("host", host)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status(), want, "Host: {host}");
+        assert_eq!(list_with_host(&server, host).await, want, "Host: {host}");
     }
     server.shutdown().await;
 }

@@ -7,7 +7,8 @@ mod common;
 use std::time::Duration;
 
 use chrono::Utc;
-use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER};
+use common::callback::{door_of, post_json};
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, assert_refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -35,11 +36,11 @@ async fn create(server: &common::TestServer, body: Value) -> Value {
     body["park"].clone()
 }
 
-fn ticket_path(link: &str) -> String {
-    let at = link
-        .find("/api/interactions/callback/")
-        .expect("callback url");
-    link[at..].to_owned()
+/// `GET /api/parks/{id}{rest}` as the park's asker: the status and the body.
+async fn park_door(server: &common::TestServer, id: &str, rest: &str) -> (StatusCode, Value) {
+    server
+        .get_json(&format!("/api/parks/{id}{rest}"), Some(ASKER))
+        .await
 }
 
 #[tokio::test]
@@ -70,9 +71,7 @@ async fn a_park_of_three_resumes_once_from_three_surfaces() {
         .collect();
     assert_eq!(ids.len(), 3);
     for (n, ia) in ids.iter().enumerate() {
-        let (_, read) = server
-            .get_json(&format!("/api/interactions/{ia}"), Some(REVIEWER))
-            .await;
+        let (_, read) = server.read(ia).await;
         assert_eq!(read["park_id"], id.as_str());
         // What a reviewer's window groups the park by, without reading the park itself.
         assert_eq!(read["park"], json!({"size": 3, "index": n, "run": "r-17"}));
@@ -91,35 +90,21 @@ async fn a_park_of_three_resumes_once_from_three_surfaces() {
         (status, body["error"]["code"].as_str()),
         (StatusCode::CONFLICT, Some("not_resolved"))
     );
-    let (status, _) = server
-        .get_json(&format!("/api/parks/{id}/wait?timeout_s=0"), Some(ASKER))
-        .await;
+    let (status, _) = park_door(&server, &id, "/wait?timeout_s=0").await;
     assert_eq!(status, StatusCode::ACCEPTED);
 
     // The answer door, then the callback door.
     let (status, _) = server.answer(&ids[0], json!(true), None).await;
     assert_eq!(status, StatusCode::OK);
-    let (_, external) = server
-        .get_json(&format!("/api/interactions/{}", ids[1]), Some(REVIEWER))
-        .await;
-    let door = ticket_path(external["link"].as_str().unwrap());
-    let resp = server
-        .request(Method::POST, &door, None)
-        .json(&json!({"signed": true}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let (_, partial) = server
-        .get_json(&format!("/api/parks/{id}"), Some(ASKER))
-        .await;
+    let (_, external) = server.read(&ids[1]).await;
+    let (status, _) = post_json(&server, &door_of(&external), &json!({"signed": true})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, partial) = park_door(&server, &id, "").await;
     assert_eq!(partial["park"]["status"], "parked");
     assert_eq!(partial["park"]["resolutions"].as_array().unwrap().len(), 2);
 
     // The sweeper expires the third; a waiting asker is woken by it.
-    let (status, waited) = server
-        .get_json(&format!("/api/parks/{id}/wait?timeout_s=10"), Some(ASKER))
-        .await;
+    let (status, waited) = park_door(&server, &id, "/wait?timeout_s=10").await;
     assert_eq!(status, StatusCode::OK, "{waited}");
     let resolved = &waited["park"];
     assert_eq!(resolved["status"], "resolved");
@@ -189,9 +174,7 @@ async fn an_async_ask_is_a_park_of_one() {
     let park_id = ia["park_id"]
         .as_str()
         .expect("an async ask carries park_id");
-    let (status, park) = server
-        .get_json(&format!("/api/parks/{park_id}"), Some(ASKER))
-        .await;
+    let (status, park) = park_door(&server, park_id, "").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(park["park"]["interactions"], json!([ia["id"]]));
     assert_eq!(ia["park"], json!({"size": 1, "index": 0}));
@@ -203,26 +186,17 @@ async fn an_async_ask_is_a_park_of_one() {
         .answer(ia["id"].as_str().unwrap(), json!(false), None)
         .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, done) = server
-        .get_json(
-            &format!("/api/parks/{park_id}/wait?timeout_s=5"),
-            Some(ASKER),
-        )
-        .await;
+    let (status, done) = park_door(&server, park_id, "/wait?timeout_s=5").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(done["park"]["resolutions"][0]["value"], json!(false));
 
     // Beyond the horizon, on the ask door too.
-    let resp = server
-        .request(Method::POST, "/api/interactions", Some(ASKER))
-        .json(&confirm(&at(chrono::Duration::days(31))))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "beyond_retention");
-    assert_eq!(body["error"]["field"], "expiry_at");
+    let refused = server
+        .try_ask(ASKER, confirm(&at(chrono::Duration::days(31))))
+        .await;
+    let case = "an async ask beyond the horizon";
+    assert_refused(&refused, StatusCode::BAD_REQUEST, "beyond_retention", case);
+    assert_eq!(refused.1["error"]["field"], "expiry_at");
     server.shutdown().await;
 }
 
@@ -267,9 +241,9 @@ async fn every_refusal_names_its_field_and_stores_nothing() {
         ),
     ];
     for (body, code, field) in cases {
-        let (status, refused) = post(&server, "/api/parks", ASKER, Some(body), None).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
-        assert_eq!(refused["error"]["code"], code, "{refused}");
+        let reply = post(&server, "/api/parks", ASKER, Some(body), None).await;
+        assert_refused(&reply, StatusCode::BAD_REQUEST, code, field);
+        let refused = &reply.1;
         assert_eq!(refused["error"]["field"], field, "{refused}");
         if code == "beyond_retention" {
             let message = refused["error"]["message"].as_str().unwrap();
@@ -279,28 +253,21 @@ async fn every_refusal_names_its_field_and_stores_nothing() {
             );
         }
     }
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(REVIEWER))
-        .await;
-    assert_eq!(page["items"], json!([]), "nothing was stored");
+    server.assert_nothing_stored("every refused park").await;
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn forever_retention_has_no_horizon() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| c.park_retention = None).await;
+    let (server, _dir) = common::start_with(|c| c.park_retention = None).await;
     create(
         &server,
         json!({"asks": [confirm(&at(chrono::Duration::days(400)))]}),
     )
     .await;
     server.shutdown().await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| {
-        c.park_retention = Some(Duration::from_secs(3600))
-    })
-    .await;
+    let (server, _dir) =
+        common::start_with(|c| c.park_retention = Some(Duration::from_secs(3600))).await;
     let (status, body) = post(
         &server,
         "/api/parks",

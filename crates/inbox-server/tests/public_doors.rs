@@ -19,10 +19,16 @@ struct Doors {
     callback: String,
 }
 
+impl Doors {
+    /// Every door that may be public: the image, the ticket and both health doors.
+    fn every(&self) -> [&str; 4] {
+        [&self.media, &self.callback, "/healthz", "/readyz"]
+    }
+}
+
 async fn server_with(setting: &str) -> (TestServer, tempfile::TempDir, Doors) {
-    let dir = tempfile::tempdir().unwrap();
     let doors: PublicDoors = setting.parse().unwrap();
-    let server = common::start_in(dir.path(), move |c| c.public_doors = doors).await;
+    let (server, dir) = common::start_with(move |c| c.public_doors = doors).await;
     let image = server
         .ask(
             json!({"prompt": "this chart?", "answer_format": "confirm", "media": [
@@ -33,11 +39,9 @@ async fn server_with(setting: &str) -> (TestServer, tempfile::TempDir, Doors) {
         .ask(json!({"prompt": "sign", "answer_format": "external",
                     "link": "https://sign.example.com/?cb={callback_url}"}))
         .await;
-    let link = external["link"].as_str().unwrap();
-    let at = link.find("/api/interactions/callback/").unwrap();
     let doors = Doors {
         media: image["media"][0]["url"].as_str().unwrap().to_owned(),
-        callback: link[at..].to_owned(),
+        callback: common::callback::door_of(&external),
     };
     (server, dir, doors)
 }
@@ -90,25 +94,15 @@ async fn assert_private(server: &TestServer, path: &str) {
 }
 
 async fn answer_callback(server: &TestServer, door: &str, token: Option<&str>) -> StatusCode {
-    server
-        .request(Method::POST, door, token)
-        .json(&json!({"signed": true}))
-        .send()
-        .await
-        .unwrap()
-        .status()
+    let req = server.request(Method::POST, door, token);
+    common::reply(req.json(&json!({"signed": true}))).await.0
 }
 
 #[tokio::test]
 async fn by_default_media_callback_and_health_are_public() {
     let (server, _dir, doors) = server_with("media,callback,health").await;
     assert_eq!(server.server.addr.ip().to_string(), "127.0.0.1");
-    for path in [
-        doors.media.as_str(),
-        doors.callback.as_str(),
-        "/healthz",
-        "/readyz",
-    ] {
+    for path in doors.every() {
         assert_public(&server, path).await;
     }
     assert_eq!(
@@ -178,12 +172,7 @@ async fn the_health_doors_made_private_need_a_token() {
 #[tokio::test]
 async fn with_no_public_doors_every_door_needs_a_token() {
     let (server, _dir, doors) = server_with("none").await;
-    for path in [
-        doors.media.as_str(),
-        doors.callback.as_str(),
-        "/healthz",
-        "/readyz",
-    ] {
+    for path in doors.every() {
         assert_private(&server, path).await;
     }
     server.shutdown().await;

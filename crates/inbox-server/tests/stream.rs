@@ -5,7 +5,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{ASKER, Frame, REVIEWER, Sse, TestServer, start, start_in};
+use common::{
+    ASKER, Frame, REVIEWER, Sse, TestServer, assert_refused, start, start_in, start_listening,
+    start_with,
+};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -20,23 +23,8 @@ fn assert_increasing(frames: &[Frame]) {
     }
 }
 
-async fn withdraw(server: &TestServer, id: &str) {
-    let resp = server
-        .request(
-            Method::DELETE,
-            &format!("/api/interactions/{id}"),
-            Some(ASKER),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-}
-
 async fn stream_cursor(server: &TestServer) -> String {
-    let (_, page) = server
-        .get_json("/api/interactions?status=all", Some(REVIEWER))
-        .await;
+    let page = server.page("status=all").await;
     page["stream_cursor"].as_str().unwrap().to_owned()
 }
 
@@ -63,22 +51,13 @@ async fn add_answered_and_removed_frames_carry_increasing_ids() {
 
     let b = server.ask_confirm("second").await;
     assert_eq!(stream.expect_frame().await.event, "add");
-    withdraw(&server, &b).await;
+    assert_eq!(server.withdraw(&b, ASKER).await.0, StatusCode::OK);
     let removed = stream.expect_frame().await;
     assert_eq!(removed.event, "removed");
     assert_eq!(removed.data, json!({"id": b, "reason": "cancelled"}));
 
-    let decline = server
-        .request(
-            Method::POST,
-            &format!("/api/interactions/{early}/decline"),
-            Some(REVIEWER),
-        )
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(decline.status(), StatusCode::OK);
+    let (status, _) = server.decline(&early, json!({}), None).await;
+    assert_eq!(status, StatusCode::OK);
     let declined = stream.expect_frame().await;
     assert_eq!(declined.event, "answered");
     assert_eq!(declined.data["status"], "declined");
@@ -95,8 +74,7 @@ async fn add_answered_and_removed_frames_carry_increasing_ids() {
 
 #[tokio::test]
 async fn a_resume_delivers_exactly_the_missed_events_then_the_tail() {
-    let (server, _dir) = start().await;
-    let mut stream = Sse::connect(&server, None).await;
+    let (server, _dir, mut stream) = start_listening().await;
     let a = server.ask_confirm("a").await;
     let seen = stream.expect_frame().await;
     drop(stream);
@@ -179,8 +157,7 @@ async fn a_resume_racing_new_events_has_no_gap_and_no_duplicate() {
 
 #[tokio::test]
 async fn an_id_that_cannot_be_honoured_yields_a_reset_then_the_tail() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_in(dir.path(), |c| c.events_retention = 5).await;
+    let (server, _dir) = start_with(|c| c.events_retention = 5).await;
     for i in 0..10 {
         server.ask_confirm(&format!("q{i}")).await;
     }
@@ -218,8 +195,7 @@ async fn an_id_that_cannot_be_honoured_yields_a_reset_then_the_tail() {
 
 #[tokio::test]
 async fn idle_streams_get_keepalive_comments() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_in(dir.path(), |c| c.keepalive = Duration::from_millis(200)).await;
+    let (server, _dir) = start_with(|c| c.keepalive = Duration::from_millis(200)).await;
     let mut stream = Sse::connect(&server, None).await;
     let block = stream.next_block(Duration::from_secs(2)).await;
     assert_eq!(block, Some(common::Block::Comment("keepalive".into())));
@@ -228,8 +204,7 @@ async fn idle_streams_get_keepalive_comments() {
 
 #[tokio::test]
 async fn an_asker_stream_gets_keepalives_while_events_it_may_not_see_flow() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start_in(dir.path(), |c| c.keepalive = Duration::from_millis(300)).await;
+    let (server, _dir) = start_with(|c| c.keepalive = Duration::from_millis(300)).await;
     let mut asker =
         Sse::open(server.request(Method::GET, "/api/interactions/stream", Some(ASKER))).await;
     // Questions arrive every 100 ms, faster than the keepalive: none is for an asker's stream
@@ -249,8 +224,7 @@ async fn an_asker_stream_gets_keepalives_while_events_it_may_not_see_flow() {
 
 #[tokio::test]
 async fn expiry_emits_removed_and_closes_the_question() {
-    let (server, _dir) = start().await;
-    let mut stream = Sse::connect(&server, None).await;
+    let (server, _dir, mut stream) = start_listening().await;
     let ia = server
         .ask(json!({"prompt": "quick?", "answer_format": "confirm", "timeout_s": 1}))
         .await;
@@ -263,17 +237,14 @@ async fn expiry_emits_removed_and_closes_the_question() {
         .expect("expired in time");
     assert_eq!(removed.event, "removed");
     assert_eq!(removed.data, json!({"id": id, "reason": "expired"}));
-    let (_, read) = server
-        .get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
-        .await;
+    let (_, read) = server.read(id).await;
     assert_eq!(read["status"], "expired");
-    let (status, body) = server.answer(id, json!(true), None).await;
-    assert_eq!(
-        status,
+    assert_refused(
+        &server.answer(id, json!(true), None).await,
         StatusCode::NOT_FOUND,
-        "expired answers are the uniform 404"
+        "not_found",
+        "expired answers are the uniform 404",
     );
-    assert_eq!(body["error"]["code"], "not_found");
     server.shutdown().await;
 }
 
@@ -388,8 +359,7 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
 /// event after the id, in order, exactly once.
 #[tokio::test]
 async fn a_long_resume_delivers_every_event_in_batches() {
-    let (server, _dir) = start().await;
-    let mut tail = Sse::connect(&server, None).await;
+    let (server, _dir, mut tail) = start_listening().await;
     let first = server.ask_confirm("first").await;
     let first_frame = tail.expect_frame().await;
     assert_eq!(first_frame.data["id"], first.as_str());

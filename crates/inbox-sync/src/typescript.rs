@@ -7,18 +7,8 @@
 
 use std::path::Path;
 
+use inbox_protocol::typescript::export_one;
 use ts_rs::TS;
-
-/// Write one type's declaration into `dir`, without touching the files of its dependencies.
-fn export_one<T: TS + 'static>(dir: &Path) -> Result<(), ts_rs::ExportError> {
-    let name = T::output_path().ok_or(ts_rs::ExportError::CannotBeExported(
-        std::any::type_name::<T>(),
-    ))?;
-    let text = T::export_to_string()?;
-    std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(name), text)?;
-    Ok(())
-}
 
 /// The file names this crate owns under `ui/src/generated/`.
 pub fn owned_files() -> Vec<String> {
@@ -51,32 +41,20 @@ pub fn export_all(dir: &Path) -> Result<(), ts_rs::ExportError> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use inbox_protocol::typescript::{assert_committed, render};
 
     #[test]
     fn committed_typescript_bindings_are_fresh() {
-        let committed = PathBuf::from(
-            std::env::var_os("CARGO_MANIFEST_DIR")
-                .expect("run by cargo, which sets CARGO_MANIFEST_DIR"),
-        )
-        .join("../../ui/src/generated");
-        let fresh = std::env::temp_dir().join(format!("inbox-sync-ts-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        super::export_all(&fresh).expect("export bindings");
+        let fresh = render("inbox-sync-ts", super::export_all);
         let owned = super::owned_files();
-        let written = std::fs::read_dir(&fresh)
-            .expect("read fresh bindings")
-            .count();
-        assert_eq!(written, owned.len(), "export_all and owned_files disagree");
-        for name in owned {
-            let want = std::fs::read_to_string(fresh.join(&name)).expect("fresh binding");
-            let have = std::fs::read_to_string(committed.join(&name)).ok();
-            assert_eq!(
-                Some(want),
-                have,
-                "ui/src/generated/{name} is stale: run `scripts/generate-ts.sh`"
-            );
+        assert_eq!(
+            fresh.len(),
+            owned.len(),
+            "export_all and owned_files disagree"
+        );
+        for name in &owned {
+            assert!(fresh.contains_key(name), "export_all does not write {name}");
         }
-        let _ = std::fs::remove_dir_all(&fresh);
+        assert_committed(&fresh);
     }
 }

@@ -295,36 +295,42 @@ mod presence_tests {
     #[test]
     fn preferences_turn_into_attention() {
         let t = |s| chrono::NaiveTime::parse_from_str(s, "%H:%M").unwrap();
-        let presence = Presence::default();
-        presence.set_preferences(NotificationPrefs::default(), QuietHours::default());
-        assert!(presence.attention_at(t("12:00")).interruptible());
-
-        // Visible but not focused: interrupts by default, not with "only when hidden".
-        presence.set_window_visible(true);
-        assert!(presence.attention_at(t("12:00")).interruptible());
-        let hidden_only = NotificationPrefs {
+        let (noon, late) = (t("12:00"), t("23:00"));
+        let on = NotificationPrefs::default();
+        let hide = NotificationPrefs {
             only_when_hidden: true,
             ..NotificationPrefs::default()
         };
-        presence.set_preferences(hidden_only, QuietHours::default());
-        assert!(!presence.attention_at(t("12:00")).interruptible());
-        presence.set_window_visible(false);
-        assert!(presence.attention_at(t("12:00")).interruptible());
-
-        let nights = QuietHours {
-            enabled: true,
-            ..QuietHours::default()
-        };
-        presence.set_preferences(NotificationPrefs::default(), nights);
-        assert!(!presence.attention_at(t("23:00")).interruptible());
-        assert!(presence.attention_at(t("12:00")).interruptible());
-
         let off = NotificationPrefs {
             enabled: false,
             ..NotificationPrefs::default()
         };
-        presence.set_preferences(off, QuietHours::default());
-        assert!(!presence.attention_at(t("12:00")).interruptible());
-        assert!(presence.sound());
+        let days = QuietHours::default();
+        let nights = QuietHours {
+            enabled: true,
+            ..QuietHours::default()
+        };
+        // (situation, notification preferences, quiet hours, window visible, time, interrupts)
+        let rows = [
+            ("hidden, by default", &on, &days, false, noon, true),
+            // Visible but not focused: interrupts by default, not with "only when hidden".
+            ("visible, by default", &on, &days, true, noon, true),
+            ("visible, only when hidden", &hide, &days, true, noon, false),
+            ("hidden, only when hidden", &hide, &days, false, noon, true),
+            ("within quiet hours", &on, &nights, false, late, false),
+            ("outside quiet hours", &on, &nights, false, noon, true),
+            ("notifications off", &off, &days, false, noon, false),
+        ];
+        let presence = Presence::default();
+        for (situation, prefs, quiet, visible, time, interrupts) in rows {
+            presence.set_preferences(prefs.clone(), quiet.clone());
+            presence.set_window_visible(visible);
+            assert_eq!(
+                presence.attention_at(time).interruptible(),
+                interrupts,
+                "{situation} at {time}"
+            );
+        }
+        assert!(presence.sound(), "notifications off keep the sound setting");
     }
 }

@@ -6,8 +6,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use inbox_client::{ApiClient, Engine};
 use inbox_desktop::desk::{Desk, LAUNCH_ACCOUNT_ID};
 use inbox_desktop::launch::LaunchOptions;
+use inbox_protocol::{AnswerFormat, AskRequest, Interaction};
 use inbox_server::{Role, RunningServer, ServerConfig, TokenSpec};
 
 pub const REVIEWER: &str = "reviewer-token-0123456789";
@@ -49,17 +51,36 @@ pub async fn open(dir: &Path, options: &LaunchOptions) -> Desk {
         .unwrap()
 }
 
-/// Wait until question `id` is in the followed server's inbox.
-pub async fn wait_for_card(desk: &Desk, id: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !desk
-        .engine
-        .snapshot_of(LAUNCH_ACCOUNT_ID)
-        .await
-        .map(|s| s.cards.iter().any(|c| c.interaction.id == id))
-        .unwrap_or(false)
-    {
-        assert!(Instant::now() < deadline, "the question reached the inbox");
+/// Ask `prompt` in `format` as `asker`; the question as the server stored it.
+pub async fn ask(asker: &ApiClient, prompt: &str, format: AnswerFormat) -> Interaction {
+    asker.ask(&AskRequest::new(prompt, format)).await.unwrap()
+}
+
+/// Poll `holds` every 50 ms until it does; fail with `what` once `timeout` has passed.
+pub async fn eventually(what: &str, timeout: Duration, mut holds: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !holds().await {
+        assert!(Instant::now() < deadline, "{what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Wait until question `id` is in `account`'s inbox.
+pub async fn wait_for_card_in(engine: &Engine, account: &str, id: &str) {
+    eventually(
+        "the question reached the inbox",
+        Duration::from_secs(10),
+        async || {
+            engine
+                .snapshot_of(account)
+                .await
+                .is_ok_and(|s| s.cards.iter().any(|c| c.interaction.id == id))
+        },
+    )
+    .await;
+}
+
+/// Wait until question `id` is in the followed server's inbox.
+pub async fn wait_for_card(desk: &Desk, id: &str) {
+    wait_for_card_in(&desk.engine, LAUNCH_ACCOUNT_ID, id).await;
 }

@@ -1,4 +1,5 @@
 import { samplePicture } from "./fakeBackend";
+import { pendingQuestion } from "../state/pendingQuestion";
 import type { Account, Card, Interaction } from "./types";
 
 /** Demo inbox for `npm run dev`, the screenshots and many tests. Times are relative to `now`. */
@@ -8,23 +9,7 @@ export const demoAccounts: Account[] = [
 ];
 
 export function interaction(partial: Partial<Interaction> & Pick<Interaction, "id" | "prompt" | "answer_format">): Interaction {
-  return {
-    kind: "question",
-    options: [],
-    schema: null,
-    data: null,
-    pages: null,
-    link: null,
-    media: [],
-    mode: "sync",
-    expires_at: null,
-    status: "pending",
-    asker: "agent",
-    created_at: new Date().toISOString(),
-    answer: null,
-    metadata: {},
-    ...partial,
-  };
+  return pendingQuestion({ kind: "question", asker: "agent", created_at: new Date().toISOString(), ...partial });
 }
 
 export function card(account: string, i: Interaction, extra: Partial<Card> = {}): Card {
@@ -60,6 +45,26 @@ export const releaseFormSchema = {
       ],
     },
   },
+};
+
+/** The release form as a question sends it: a prefilled count, dates offered by label, two pages. */
+export const releaseForm: Pick<Interaction, "answer_format" | "asker" | "schema" | "data" | "pages"> = {
+  answer_format: "form",
+  asker: "release-bot",
+  schema: releaseFormSchema,
+  data: {
+    values: { count: 3 },
+    options: {
+      date: [
+        { value: "2026-12-01", label: "Monday 1 December" },
+        { value: "2026-12-02", label: "Tuesday 2 December" },
+      ],
+    },
+  },
+  pages: [
+    { title: "Basics", fields: ["count", "date", "channel"] },
+    { title: "Owner", fields: ["owner", "tags", "rollback"] },
+  ],
 };
 
 export function demoCards(now = Date.now()): Card[] {
@@ -103,23 +108,8 @@ export function demoCards(now = Date.now()): Card[] {
       interaction({
         id: "ia_release",
         prompt: "Fill in the release form for 3.2.",
-        answer_format: "form",
-        asker: "release-bot",
+        ...releaseForm,
         created_at: ago(now, 720),
-        schema: releaseFormSchema,
-        data: {
-          values: { count: 3 },
-          options: {
-            date: [
-              { value: "2026-12-01", label: "Monday 1 December" },
-              { value: "2026-12-02", label: "Tuesday 2 December" },
-            ],
-          },
-        },
-        pages: [
-          { title: "Basics", fields: ["count", "date", "channel"] },
-          { title: "Owner", fields: ["owner", "tags", "rollback"] },
-        ],
       }),
     ),
     card(

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { BackendError } from "../backend/BackendError";
 import { JsonEditor } from "../components/controls/form/JsonEditor";
 import { RenderFailure } from "./RenderFailure";
+import { FormError } from "../components/FormError";
 
 type Props = {
   reason: string;
@@ -22,11 +23,7 @@ export function FormFallback({ reason, schema, busy, onAnswer }: Props) {
     <div className="form-answer">
       <RenderFailure title="This question could not be displayed" reason={reason} />
       <JsonEditor label="Answer as JSON" value={undefined} schema={schema} disabled={busy} onValue={setValue} />
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       <div className="form-buttons">
         <button
           type="button"

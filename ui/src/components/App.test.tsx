@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { card, demoCards, interaction } from "../backend/demoData";
+import type { FakeBackend } from "../backend/fakeBackend";
 import { lastCall, pane, renderApp, rows } from "../test/render";
 
 const now = Date.now();
@@ -8,6 +9,22 @@ const iso = (s: number) => new Date(now + s * 1000).toISOString();
 
 const confirmQ = (id: string, ageS: number, extra = {}) =>
   card("acme", interaction({ id, prompt: `Confirm ${id}?`, answer_format: "confirm", asker: "deploy-bot", created_at: iso(-ageS), ...extra }));
+
+/**
+ * 200 questions with the list scrolled to row 50 (rows are 60px); `sameBatch` runs in the act that
+ * scrolls, so what it changes reaches React together with the scroll.
+ */
+async function scrolledToRow50(sameBatch: (backend: FakeBackend) => void = () => {}) {
+  const cards = Array.from({ length: 200 }, (_, n) => confirmQ(`ia_${n}`, 100 + n));
+  const { backend } = await renderApp(cards);
+  const list = screen.getByTestId("question-list");
+  await act(async () => {
+    list.scrollTop = 60 * 50;
+    list.dispatchEvent(new Event("scroll"));
+    sameBatch(backend);
+  });
+  return { backend, list };
+}
 
 describe("list", () => {
   it("puts pending first, newest first, and shows only the view's questions", async () => {
@@ -100,13 +117,7 @@ describe("list", () => {
   });
 
   it("does not jump when questions arrive above the rows being read", async () => {
-    const cards = Array.from({ length: 200 }, (_, n) => confirmQ(`ia_${n}`, 100 + n));
-    const { backend } = await renderApp(cards);
-    const list = screen.getByTestId("question-list");
-    await act(async () => {
-      list.scrollTop = 60 * 50;
-      list.dispatchEvent(new Event("scroll"));
-    });
+    const { backend, list } = await scrolledToRow50();
     const before = list.scrollTop;
     await act(async () => {
       backend.upsert(confirmQ("ia_fresh1", 1));
@@ -119,15 +130,8 @@ describe("list", () => {
   });
 
   it("keeps where the reader scrolled to when rows change in the same moment", async () => {
-    const cards = Array.from({ length: 200 }, (_, n) => confirmQ(`ia_${n}`, 100 + n));
-    const { backend } = await renderApp(cards);
-    const list = screen.getByTestId("question-list");
     // The scroll and a change to a row reach React in one batch (as a busy window sees them).
-    await act(async () => {
-      list.scrollTop = 60 * 50;
-      list.dispatchEvent(new Event("scroll"));
-      backend.upsert(confirmQ("ia_120", 220, { prompt: "Changed while scrolling" }));
-    });
+    const { list } = await scrolledToRow50((backend) => backend.upsert(confirmQ("ia_120", 220, { prompt: "Changed while scrolling" })));
     expect(list.scrollTop).toBe(60 * 50);
   });
 

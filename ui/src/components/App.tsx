@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Backend } from "../backend/Backend";
 import { BackendProvider, useBackend } from "../backend/BackendContext";
 import { BackendError } from "../backend/BackendError";
@@ -23,6 +23,8 @@ import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { QuestionFallback } from "../boundary/QuestionFallback";
 import { RenderWatch } from "../boundary/RenderWatch";
 import { clearOpening, loadFailures, recordFailure, type FailedQuestions } from "../boundary/renderFailures";
+import { afterFirstPaint } from "../lib/afterFirstPaint";
+import { preloadFormAnswer } from "./controls/LazyFormAnswer";
 import { EmptyState } from "./EmptyState";
 import { firstLine } from "./labels";
 import { NotificationsView } from "./NotificationsView";
@@ -34,6 +36,7 @@ import { Sidebar } from "./Sidebar";
 import { StatusBar } from "./StatusBar";
 import { SettingsPanel } from "../settings/SettingsPanel";
 import { remoteAllowedFor } from "../settings/remoteAllowed";
+import { FormError } from "./FormError";
 
 export type AppProps = {
   backend: Backend;
@@ -72,6 +75,8 @@ function Window({ initial }: { initial: Initial }) {
   }, []);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLElement>(null);
+  // The form chunk is left out of start-up; fetched once the first frame is up, a form opens at once.
+  useEffect(() => afterFirstPaint(() => void preloadFormAnswer()), []);
 
   // A notification click shows the question whatever the list was filtered to.
   const selectRef = useRef<(key: string) => void>(() => {});
@@ -205,11 +210,7 @@ function Window({ initial }: { initial: Initial }) {
             onRowFailure={onRenderFailure}
           />
           <main className="question-pane" ref={paneRef} aria-label="Open question">
-            {loadError && (
-              <p className="form-error" role="alert">
-                Could not load the inbox: {loadError}
-              </p>
-            )}
+            <FormError message={loadError && `Could not load the inbox: ${loadError}`} />
             {notice && notice.key !== selectedKey && (
               <div className={`notice notice-${notice.delivery}`} role="status">
                 <span>

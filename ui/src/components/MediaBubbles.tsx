@@ -28,26 +28,26 @@ export function MediaBubbles({ media, account, asker, questionId, remoteAllowed,
   const accountId = account?.id ?? "";
   let refused = 0;
   let remoteWaiting = 0;
+  // An item's checked address, or null (counted as not shown); a remote one that is drawn in the
+  // window (a picture, a player) counts as waiting while remote media is not allowed.
+  const checked = <S,>(src: S | null, drawnRemote: (src: S) => boolean = () => false): S | null => {
+    if (!src) refused++;
+    else if (drawnRemote(src) && !remoteAllowed) remoteWaiting++;
+    return src;
+  };
+  const isRemote = (src: { kind: string }) => src.kind === "remote";
   const bubbles = media.map((item, n) => {
     const key = `${n}`;
     switch (item.kind) {
       case "image": {
-        const src = imageSource(item.url);
-        if (!src) {
-          refused++;
-          return null;
-        }
-        if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
+        const src = checked(imageSource(item.url), isRemote);
         return (
-          <ImageBubble key={key} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
+          src && <ImageBubble key={key} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} onOpen={setEnlarged} />
         );
       }
       case "document": {
-        const src = fileSource(item.url);
-        if (!src) {
-          refused++;
-          return null;
-        }
+        const src = checked(fileSource(item.url));
+        if (!src) return null;
         const target = src.kind === "remote" ? src.url : account ? resolveMediaRef(account.url, src.url) : null;
         const name = item.filename ?? item.caption ?? "Document";
         return (
@@ -69,22 +69,12 @@ export function MediaBubbles({ media, account, asker, questionId, remoteAllowed,
       }
       case "video":
       case "audio": {
-        const src = fileSource(item.url);
-        if (!src) {
-          refused++;
-          return null;
-        }
-        if (src.kind === "remote" && !remoteAllowed) remoteWaiting++;
-        return (
-          <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} />
-        );
+        const src = checked(fileSource(item.url), isRemote);
+        return src && <PlayableBubble key={key} kind={item.kind} source={src} caption={item.caption} account={accountId} remoteAllowed={remoteAllowed} />;
       }
       case "link": {
-        const href = linkHref(item.url);
-        if (!href) {
-          refused++;
-          return null;
-        }
+        const href = checked(linkHref(item.url));
+        if (!href) return null;
         return (
           <a
             key={key}

@@ -8,8 +8,10 @@ import type { Account, Interaction, Notification } from "../backend/types";
 import { ErrorBoundary } from "../boundary/ErrorBoundary";
 import { absoluteTime, shortAge } from "../lib/time";
 import type { NotificationRow } from "../state/inbox";
-import { FormAnswer } from "./controls/FormAnswer";
+import { pendingQuestion } from "../state/pendingQuestion";
+import { FormAnswer } from "./controls/LazyFormAnswer";
 import { MediaBubbles } from "./MediaBubbles";
+import { FormError } from "./FormError";
 
 type Props = {
   rows: NotificationRow[];
@@ -82,25 +84,8 @@ export function NotificationsView({ rows, accounts }: Props) {
 
 /** The form question a notification's form is drawn as (the same components as a form answer). */
 function asFormQuestion(n: Notification): Interaction {
-  return {
-    id: n.id,
-    kind: "notification",
-    prompt: n.prompt,
-    answer_format: "form",
-    options: [],
-    schema: n.schema,
-    data: n.data,
-    pages: null,
-    link: null,
-    media: [],
-    mode: "sync",
-    expires_at: null,
-    status: "pending",
-    asker: n.asker,
-    created_at: n.created_at,
-    answer: null,
-    metadata: n.metadata,
-  };
+  const { id, prompt, schema, data, asker, created_at, metadata } = n;
+  return pendingQuestion({ id, kind: "notification", prompt, answer_format: "form", schema, data, asker, created_at, metadata });
 }
 
 function NotificationDetail(props: {
@@ -166,11 +151,7 @@ function NotificationDetail(props: {
           Sent (submission {sent}). You may send another whenever you like.
         </p>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       <div className="form-buttons">
         <button
           type="button"

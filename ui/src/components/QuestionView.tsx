@@ -1,8 +1,8 @@
 import { useRef, useState } from "react";
 import { useBackend } from "../backend/BackendContext";
-import { BackendError } from "../backend/BackendError";
 import type { Account, Card, Delivery } from "../backend/types";
 import { useHotkeys, type KeyMap } from "../hooks/useHotkeys";
+import { useResolve } from "../hooks/useResolve";
 import { useNow } from "../hooks/useNow";
 import { absoluteTime, countdown, relativeAge } from "../lib/time";
 import { answerable } from "../state/inbox";
@@ -11,7 +11,7 @@ import { FormFallback } from "../boundary/FormFallback";
 import { RenderFailure } from "../boundary/RenderFailure";
 import { ConfirmAnswer } from "./controls/ConfirmAnswer";
 import { ExternalAnswer } from "./controls/ExternalAnswer";
-import { FormAnswer } from "./controls/FormAnswer";
+import { FormAnswer } from "./controls/LazyFormAnswer";
 import { SelectAnswer } from "./controls/SelectAnswer";
 import { TextAnswer } from "./controls/TextAnswer";
 import { AguiContext } from "./AguiContext";
@@ -19,6 +19,7 @@ import { DeclineControl } from "./DeclineControl";
 import { DeliveryNote } from "./DeliveryNote";
 import { MediaBubbles } from "./MediaBubbles";
 import { Resolution } from "./Resolution";
+import { FormError } from "./FormError";
 
 type Props = {
   card: Card;
@@ -38,10 +39,8 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
   const backend = useBackend();
   const i = card.interaction;
   const now = useNow();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, answer, openDecline, decline } = useResolve(card, onResolved);
   const [text, setText] = useState("");
-  const [declining, setDeclining] = useState(false);
   const [externalOpened, setExternalOpened] = useState(false);
   const [copied, setCopied] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
@@ -50,42 +49,12 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
   const left = i.status === "pending" ? countdown(i.expires_at, now) : null;
   const fieldId = `answer_${i.id.replace(/[^A-Za-z0-9_]/g, "_")}`;
 
-  const answer = async (value: unknown, summary: string): Promise<BackendError | null> => {
-    setBusy(true);
-    setError(null);
-    try {
-      const delivery = await backend.answer({ account: card.account, id: i.id, value });
-      setBusy(false);
-      if (delivery.state !== "rejected") onResolved(delivery, summary);
-      return null;
-    } catch (raw) {
-      const err = BackendError.from(raw);
-      setBusy(false);
-      if (!err.field) setError(err.message);
-      return err;
-    }
-  };
-
-  const decline = async (reason: string | undefined) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const delivery = await backend.decline({ account: card.account, id: i.id, reason });
-      setBusy(false);
-      setDeclining(false);
-      if (delivery.state !== "rejected") onResolved(delivery, "Declined");
-    } catch (raw) {
-      setBusy(false);
-      setError(BackendError.from(raw).message);
-    }
-  };
-
   const openExternal = (url: string) => {
     setExternalOpened(true);
     void backend.openExternal(url);
   };
 
-  const keys: KeyMap = { d: () => setDeclining(true) };
+  const keys: KeyMap = { d: openDecline };
   if (i.answer_format === "confirm") {
     keys.y = () => void answer(true, "Yes");
     keys.n = () => void answer(false, "No");
@@ -100,7 +69,7 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
     });
   }
   if (i.answer_format === "external" && i.link) keys.o = () => void openExternal(i.link as string);
-  useHotkeys(keys, keysEnabled && open && !busy && !declining);
+  useHotkeys(keys, keysEnabled && open && !busy && !decline.open);
 
   const copy = () => {
     void navigator.clipboard?.writeText(i.prompt).then(() => setCopied(true));
@@ -175,11 +144,7 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
       <Resolution card={card} now={now} />
       <DeliveryNote card={card} accountLabel={accountLabel} now={now} />
 
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
 
       {open && (
         <div className="controls">
@@ -210,14 +175,7 @@ export function QuestionView({ card, account, remoteAllowed, onAllowRemote, onRe
           )}
           {i.answer_format === "external" && <ExternalAnswer link={i.link} expiresAt={i.expires_at} now={now} opened={externalOpened} onOpen={openExternal} />}
 
-          <DeclineControl
-            fieldId={fieldId}
-            busy={busy}
-            open={declining}
-            onOpen={() => setDeclining(true)}
-            onClose={() => setDeclining(false)}
-            onDecline={(why) => void decline(why)}
-          />
+          <DeclineControl fieldId={fieldId} {...decline} />
         </div>
       )}
     </article>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { Account, ConnectionStatus } from "../backend/types";
 import { VIEWS, type View } from "../state/inbox";
 import { connectionMark } from "./StatusBar";
+import { FormError } from "./FormError";
 
 type Props = {
   view: View;
@@ -143,11 +144,7 @@ function AddAccountForm(props: {
         Reviewer token
         <input type="password" required autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
       </label>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       <div className="form-buttons">
         <button type="button" className="quiet" onClick={props.onCancel}>
           Cancel

@@ -28,6 +28,19 @@ const APPLICATORS = new Set(["$ref", "$recursiveRef", "$dynamicRef", "properties
 const NAMED_SUBSCHEMAS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
 const LISTED_SUBSCHEMAS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 
+// Keywords whose issue names nothing but the keyword's own value, and under which parameter.
+const VALUE_PARAMS = new Map<string, (value: unknown) => IssueParams>([
+  ["exclusiveMinimum", (limit) => ({ comparison: ">", limit })],
+  ["exclusiveMaximum", (limit) => ({ comparison: "<", limit })],
+  ...["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"].map((k) => [k, (limit: unknown) => ({ limit })] as const),
+  ["type", (type) => ({ type: Array.isArray(type) ? type.join(",") : type })],
+  ["enum", (allowedValues) => ({ allowedValues })],
+  ["const", (allowedValue) => ({ allowedValue })],
+  ["format", (format) => ({ format })],
+  ["pattern", (pattern) => ({ pattern })],
+  ["multipleOf", (multipleOf) => ({ multipleOf })],
+]);
+
 /** The segments of a JSON Pointer fragment ("#/a~1b/0" → ["a/b", "0"]). */
 export function pointerSegments(location: string): string[] {
   const pointer = location.startsWith("#") ? location.slice(1) : location;
@@ -211,38 +224,6 @@ export function collectIssues(units: OutputUnit[], prepared: PreparedSchema, ins
         push(unit.keyword, { comparison, limit: value });
         break;
       }
-      case "exclusiveMinimum":
-        push(unit.keyword, { comparison: ">", limit: value });
-        break;
-      case "exclusiveMaximum":
-        push(unit.keyword, { comparison: "<", limit: value });
-        break;
-      case "minLength":
-      case "maxLength":
-      case "minItems":
-      case "maxItems":
-      case "minProperties":
-      case "maxProperties":
-        push(unit.keyword, { limit: value });
-        break;
-      case "type":
-        push("type", { type: Array.isArray(value) ? value.join(",") : value });
-        break;
-      case "enum":
-        push("enum", { allowedValues: value });
-        break;
-      case "const":
-        push("const", { allowedValue: value });
-        break;
-      case "format":
-        push("format", { format: value });
-        break;
-      case "pattern":
-        push("pattern", { pattern: value });
-        break;
-      case "multipleOf":
-        push("multipleOf", { multipleOf: value });
-        break;
       case "uniqueItems": {
         const items = valueAt(instance, at);
         const list = Array.isArray(items) ? items : [];
@@ -269,9 +250,12 @@ export function collectIssues(units: OutputUnit[], prepared: PreparedSchema, ins
       case "not":
         push(unit.keyword, {});
         break;
-      default:
-        if (APPLICATORS.has(unit.keyword)) continue;
-        push(unit.keyword, {});
+      default: {
+        const fromValue = VALUE_PARAMS.get(unit.keyword);
+        if (fromValue) push(unit.keyword, fromValue(value));
+        else if (APPLICATORS.has(unit.keyword)) continue;
+        else push(unit.keyword, {});
+      }
     }
   }
   return issues;

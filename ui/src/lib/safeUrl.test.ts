@@ -32,37 +32,50 @@ describe("imageSource", () => {
 });
 
 describe("fileSource", () => {
-  it("admits https and same-origin media, refuses data: and http:", () => {
-    expect(fileSource("https://files.example.com/log.pdf")?.kind).toBe("remote");
-    expect(fileSource("/api/interactions/media/md_1")?.kind).toBe("media");
-    expect(fileSource("data:application/pdf;base64,AAAA")).toBeNull();
-    expect(fileSource("data:image/png;base64,AAAA")).toBeNull();
-    expect(fileSource("http://files.example.com/log.pdf")).toBeNull();
-    expect(fileSource("javascript:alert(1)")).toBeNull();
+  // Admits https and same-origin media, refuses data: and http: (null: refused).
+  it.each([
+    ["https://files.example.com/log.pdf", "remote"],
+    ["/api/interactions/media/md_1", "media"],
+    ["data:application/pdf;base64,AAAA", null],
+    ["data:image/png;base64,AAAA", null],
+    ["http://files.example.com/log.pdf", null],
+    ["javascript:alert(1)", null],
+  ])("takes %s as %s", (url, kind) => {
+    const src = fileSource(url);
+    expect(src === null ? null : src.kind).toBe(kind);
   });
 });
 
 describe("linkHref", () => {
-  it("admits http and https only", () => {
-    expect(linkHref("http://example.com/x")).toBe("http://example.com/x");
-    expect(linkHref("https://example.com/x?a=1")).toBe("https://example.com/x?a=1");
-    expect(linkHref("javascript:alert(1)")).toBeNull();
-    expect(linkHref("javascript://example.com/%0aalert(1)")).toBeNull();
-    expect(linkHref("data:text/html,hi")).toBeNull();
-    expect(linkHref("mailto:a@example.com")).toBeNull();
-    expect(linkHref("/relative")).toBeNull();
+  // Admits http and https only (null: refused).
+  it.each([
+    ["http://example.com/x", "http://example.com/x"],
+    ["https://example.com/x?a=1", "https://example.com/x?a=1"],
+    ["javascript:alert(1)", null],
+    ["javascript://example.com/%0aalert(1)", null],
+    ["data:text/html,hi", null],
+    ["mailto:a@example.com", null],
+    ["/relative", null],
+  ])("takes %s as %s", (url, href) => {
+    expect(linkHref(url)).toBe(href);
   });
 });
 
 describe("backend results and media references", () => {
-  it("draws only inline pictures from load_media", () => {
-    expect(isInlineImage("data:image/png;base64,AAAA")).toBe(true);
-    expect(isInlineImage("data:text/html;base64,AAAA")).toBe(false);
-    expect(isInlineImage("https://example.com/a.png")).toBe(false);
+  // Draws only inline pictures from load_media.
+  it.each([
+    ["data:image/png;base64,AAAA", true],
+    ["data:text/html;base64,AAAA", false],
+    ["https://example.com/a.png", false],
+  ])("isInlineImage(%s) is %s", (data, inline) => {
+    expect(isInlineImage(data)).toBe(inline);
   });
 
-  it("resolves a media reference against its account", () => {
-    expect(resolveMediaRef("https://inbox.example.com", "/api/interactions/media/md_1")).toBe("https://inbox.example.com/api/interactions/media/md_1");
-    expect(resolveMediaRef("javascript:alert(1)", "/api/interactions/media/md_1")).toBeNull();
+  // Resolves a media reference against its account.
+  it.each([
+    ["https://inbox.example.com", "/api/interactions/media/md_1", "https://inbox.example.com/api/interactions/media/md_1"],
+    ["javascript:alert(1)", "/api/interactions/media/md_1", null],
+  ])("resolves against %s: %s as %s", (base, ref, url) => {
+    expect(resolveMediaRef(base, ref)).toBe(url);
   });
 });

@@ -6,31 +6,32 @@ export function parseTime(iso: string | null | undefined): number | null {
   return Number.isNaN(t) ? null : t;
 }
 
-/** "just now", "2 min ago", "3 h ago", "4 d ago". */
-export function relativeAge(iso: string, now: number): string {
+/** How an age is worded: below `nowBelowS` seconds it is `now`; minutes are `minutes(seconds)`. */
+type AgeStyle = { now: string; nowBelowS: number; minutes: (s: number) => number; say: (n: number, unit: "min" | "h" | "d") => string };
+
+const LONG_AGE: AgeStyle = { now: "just now", nowBelowS: 45, minutes: (s) => Math.round(s / 60), say: (n, unit) => `${n} ${unit} ago` };
+const SHORT_AGE: AgeStyle = { now: "now", nowBelowS: 60, minutes: (s) => Math.floor(s / 60), say: (n, unit) => `${n}${unit === "min" ? "m" : unit}` };
+
+function age(iso: string, now: number, style: AgeStyle): string {
   const t = parseTime(iso);
   if (t === null) return "";
   const s = Math.max(0, Math.round((now - t) / 1000));
-  if (s < 45) return "just now";
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
+  if (s < style.nowBelowS) return style.now;
+  const m = style.minutes(s);
+  if (m < 60) return style.say(m, "min");
   const h = Math.floor(m / 60);
-  if (h < 24) return `${h} h ago`;
-  const d = Math.floor(h / 24);
-  return `${d} d ago`;
+  if (h < 24) return style.say(h, "h");
+  return style.say(Math.floor(h / 24), "d");
+}
+
+/** "just now", "2 min ago", "3 h ago", "4 d ago". */
+export function relativeAge(iso: string, now: number): string {
+  return age(iso, now, LONG_AGE);
 }
 
 /** Compact age for list rows: "2m", "3h", "4d". */
 export function shortAge(iso: string, now: number): string {
-  const t = parseTime(iso);
-  if (t === null) return "";
-  const s = Math.max(0, Math.round((now - t) / 1000));
-  if (s < 60) return "now";
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
+  return age(iso, now, SHORT_AGE);
 }
 
 /** Time left until `iso`: "4:59" under an hour, "2 h 05 min", "3 d 4 h"; null once past. */

@@ -5,6 +5,7 @@ import { BackendError } from "../backend/BackendError";
 import type { Account, ConnectionStatus } from "../backend/types";
 import { connectionMark } from "../components/StatusBar";
 import "./theme.css";
+import { FormError } from "../components/FormError";
 
 type Props = {
   settings: SettingsView | null;
@@ -49,11 +50,7 @@ export function SettingsPanel(props: Props) {
           Close
         </button>
       </header>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
 
       <fieldset>
         <legend>Notifications</legend>

@@ -103,6 +103,10 @@ pub struct Args {
     /// Seconds an idle connection (no request in flight) stays open. Open streams are never idle.
     #[arg(long, env = "INBOX_IDLE_TIMEOUT_S", default_value_t = 60)]
     idle_timeout_s: u64,
+    /// Seconds a client may take no byte while a response waits to go out (a stream subscriber
+    /// that stopped reading) before its connection is closed.
+    #[arg(long, env = "INBOX_SEND_TIMEOUT_S", default_value_t = 30)]
+    send_timeout_s: u64,
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, env = "INBOX_MAX_CONNECTIONS", default_value_t = 512)]
     max_connections: usize,
@@ -177,6 +181,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
     config.header_read_timeout = Duration::from_secs(args.header_read_timeout_s.max(1));
     config.body_read_timeout = Duration::from_secs(args.body_read_timeout_s.max(1));
     config.idle_timeout = Duration::from_secs(args.idle_timeout_s.max(1));
+    config.send_timeout = Duration::from_secs(args.send_timeout_s.max(1));
     config.max_connections = args.max_connections.max(1);
     config.public_doors = args.public_doors;
     let server = inbox_server::start(config)

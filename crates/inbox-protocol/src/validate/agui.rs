@@ -4,7 +4,10 @@
 
 use url::Url;
 
-use super::{check_max_chars, check_text, has_unsafe_url_chars, starts_with_scheme};
+use super::{
+    check_cap, check_max_chars, check_serialised_size, check_text, has_unsafe_url_chars,
+    starts_with_scheme,
+};
 use crate::agui::AguiRunRequest;
 use crate::caps::{
     AGUI_HEADER_MAX_BYTES, AGUI_HEADERS_MAX_ITEMS, AGUI_ID_MAX_CHARS, AGUI_INPUT_MAX_BYTES,
@@ -78,16 +81,12 @@ fn check_agent_url(url: &str) -> Result<(), ValidationError> {
 }
 
 fn check_input(input: &serde_json::Map<String, serde_json::Value>) -> Result<(), ValidationError> {
-    let bytes = serde_json::to_vec(input)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if bytes > AGUI_INPUT_MAX_BYTES {
-        return Err(ValidationError::new(
-            ErrorCode::InvalidField,
-            "input",
-            format!("is {bytes} bytes serialised; the limit is {AGUI_INPUT_MAX_BYTES}"),
-        ));
-    }
+    check_serialised_size(
+        input,
+        "input",
+        AGUI_INPUT_MAX_BYTES,
+        ErrorCode::InvalidField,
+    )?;
     for key in input.keys() {
         if DRIVER_KEYS.contains(&key.as_str()) {
             return Err(ValidationError::new(
@@ -128,16 +127,13 @@ fn check_input(input: &serde_json::Map<String, serde_json::Value>) -> Result<(),
 fn check_headers(
     headers: &std::collections::BTreeMap<String, String>,
 ) -> Result<(), ValidationError> {
-    if headers.len() > AGUI_HEADERS_MAX_ITEMS {
-        return Err(ValidationError::new(
-            ErrorCode::InvalidField,
-            "headers",
-            format!(
-                "holds {} headers; the limit is {AGUI_HEADERS_MAX_ITEMS}",
-                headers.len()
-            ),
-        ));
-    }
+    check_cap(
+        headers.len(),
+        AGUI_HEADERS_MAX_ITEMS,
+        "headers",
+        ErrorCode::InvalidField,
+        ("holds", "headers"),
+    )?;
     for (name, value) in headers {
         // The name may be shown; the value never is (it is a secret).
         let field = format!("headers.{name}");

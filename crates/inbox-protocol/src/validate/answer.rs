@@ -5,6 +5,7 @@ use jsonschema::Validator;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
+use super::check_max_chars;
 use super::form::{check_value_bounds, compile_checked, effective_schema, instance_field};
 use crate::caps::{ANSWER_TEXT_MAX_CHARS, ANSWER_VALUE_MAX_BYTES};
 use crate::error::{ErrorCode, ValidationError};
@@ -61,14 +62,12 @@ fn validate(
             let text = value
                 .as_str()
                 .ok_or_else(|| refuse(ANSWER, "a text answer is a JSON string"))?;
-            let chars = text.chars().count();
-            if chars > ANSWER_TEXT_MAX_CHARS {
-                return Err(refuse(
-                    ANSWER,
-                    format!("is {chars} characters long; the limit is {ANSWER_TEXT_MAX_CHARS}"),
-                ));
-            }
-            Ok(())
+            check_max_chars(
+                text,
+                ANSWER,
+                ANSWER_TEXT_MAX_CHARS,
+                ErrorCode::InvalidAnswer,
+            )
         }
         AnswerFormat::Confirm => match value {
             Value::Bool(_) => Ok(()),

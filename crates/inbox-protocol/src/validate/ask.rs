@@ -2,11 +2,12 @@
 //! the metadata bound. Media, form, options and timing rules live in their own files.
 
 use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
 use url::Url;
 
 use super::{
-    AcceptedAsk, check_text, external, form, has_unsafe_url_chars, media, options,
-    starts_with_scheme, timing,
+    AcceptedAsk, check_serialised_size, check_text, external, form, has_unsafe_url_chars, media,
+    options, starts_with_scheme, timing,
 };
 use crate::ask::AskRequest;
 use crate::caps::{LINK_MAX_CHARS, METADATA_MAX_BYTES, PROMPT_MAX_CHARS};
@@ -32,7 +33,7 @@ pub(super) fn validate(
         media::check_media(items)?;
     }
     let expires_at = timing::deadline(req, now)?;
-    check_metadata(req)?;
+    check_metadata(req.metadata.as_ref())?;
     Ok(AcceptedAsk { expires_at })
 }
 
@@ -144,19 +145,15 @@ fn check_link(link: &str) -> Result<(), ValidationError> {
     Ok(())
 }
 
-fn check_metadata(req: &AskRequest) -> Result<(), ValidationError> {
-    let Some(metadata) = &req.metadata else {
-        return Ok(());
-    };
-    let bytes = serde_json::to_vec(metadata)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if bytes > METADATA_MAX_BYTES {
-        return Err(ValidationError::new(
-            ErrorCode::InvalidField,
+/// Opaque metadata (an ask's, a park's), bounded so it cannot carry bulk data.
+pub(super) fn check_metadata(metadata: Option<&Map<String, Value>>) -> Result<(), ValidationError> {
+    match metadata {
+        Some(metadata) => check_serialised_size(
+            metadata,
             "metadata",
-            format!("is {bytes} bytes serialised; the limit is {METADATA_MAX_BYTES}"),
-        ));
+            METADATA_MAX_BYTES,
+            ErrorCode::InvalidField,
+        ),
+        None => Ok(()),
     }
-    Ok(())
 }

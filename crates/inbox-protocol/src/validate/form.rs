@@ -10,7 +10,7 @@ use jsonschema::{PatternOptions, Validator};
 use serde_json::{Map, Value};
 
 use super::schema_guard::check_schema_safety;
-use super::{check_text, options};
+use super::{check_cap, check_serialised_size, check_text, options};
 use crate::caps::{
     ANSWER_MAX_DEPTH, DATA_MAX_BYTES, PAGE_TITLE_MAX_CHARS, PAGES_MAX_ITEMS, SCHEMA_MAX_BYTES,
 };
@@ -103,25 +103,14 @@ pub(super) fn check_value_bounds(
     max_bytes: usize,
     code: ErrorCode,
 ) -> Result<(), ValidationError> {
-    let depth = json_depth(value);
-    if depth > ANSWER_MAX_DEPTH {
-        return Err(ValidationError::new(
-            code,
-            field,
-            format!("nests {depth} levels deep; the limit is {ANSWER_MAX_DEPTH}"),
-        ));
-    }
-    let bytes = serde_json::to_vec(value)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if bytes > max_bytes {
-        return Err(ValidationError::new(
-            code,
-            field,
-            format!("is {bytes} bytes serialised; the limit is {max_bytes}"),
-        ));
-    }
-    Ok(())
+    check_cap(
+        json_depth(value),
+        ANSWER_MAX_DEPTH,
+        field,
+        code,
+        ("nests", "levels deep"),
+    )?;
+    check_serialised_size(value, field, max_bytes, code)
 }
 
 /// A schema an asker submits: a JSON object within its byte cap, safe to validate against
@@ -133,14 +122,7 @@ pub(super) fn check_schema(schema: &Value) -> Result<Validator, ValidationError>
     if !schema.is_object() {
         return Err(invalid("must be a JSON Schema object".to_owned()));
     }
-    let bytes = serde_json::to_vec(schema)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if bytes > SCHEMA_MAX_BYTES {
-        return Err(invalid(format!(
-            "is {bytes} bytes serialised; the limit is {SCHEMA_MAX_BYTES}"
-        )));
-    }
+    check_serialised_size(schema, "schema", SCHEMA_MAX_BYTES, ErrorCode::InvalidField)?;
     compile_checked(schema)
 }
 
@@ -251,15 +233,13 @@ fn check_pages(pages: &[FormPage], properties: &Map<String, Value>) -> Result<()
             "must list at least one page; leave pages out for a single-page form".to_owned(),
         ));
     }
-    if pages.len() > PAGES_MAX_ITEMS {
-        return Err(invalid(
-            "pages".to_owned(),
-            format!(
-                "lists {} pages; the limit is {PAGES_MAX_ITEMS}",
-                pages.len()
-            ),
-        ));
-    }
+    check_cap(
+        pages.len(),
+        PAGES_MAX_ITEMS,
+        "pages",
+        ErrorCode::InvalidField,
+        ("lists", "pages"),
+    )?;
     let mut placed: HashSet<&str> = HashSet::with_capacity(properties.len());
     for (i, page) in pages.iter().enumerate() {
         check_text(

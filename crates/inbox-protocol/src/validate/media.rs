@@ -7,7 +7,7 @@ use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use url::Url;
 
-use super::{check_text, has_unsafe_url_chars, starts_with_scheme};
+use super::{check_cap, check_text, has_unsafe_url_chars, starts_with_scheme};
 use crate::caps::{
     MEDIA_CAPTION_MAX_CHARS, MEDIA_DATA_URI_MAX_BYTES, MEDIA_FILENAME_MAX_CHARS, MEDIA_MAX_ITEMS,
     MEDIA_TOTAL_MAX_BYTES, MEDIA_URL_MAX_BYTES,
@@ -47,28 +47,24 @@ pub(super) fn check_media(items: &[MediaItem]) -> Result<(), ValidationError> {
             "an empty media list is refused; leave media out instead",
         ));
     }
-    if items.len() > MEDIA_MAX_ITEMS {
-        return Err(ValidationError::new(
-            ErrorCode::MediaTooLarge,
-            "media",
-            format!(
-                "carries {} items; the limit is {MEDIA_MAX_ITEMS}",
-                items.len()
-            ),
-        ));
-    }
+    check_cap(
+        items.len(),
+        MEDIA_MAX_ITEMS,
+        "media",
+        ErrorCode::MediaTooLarge,
+        ("carries", "items"),
+    )?;
     for (i, item) in items.iter().enumerate() {
         check_item(i, item)?;
     }
     let total: usize = items.iter().map(|item| item.url.len()).sum();
-    if total > MEDIA_TOTAL_MAX_BYTES {
-        return Err(ValidationError::new(
-            ErrorCode::MediaTooLarge,
-            "media",
-            format!("its urls total {total} bytes; the limit is {MEDIA_TOTAL_MAX_BYTES}"),
-        ));
-    }
-    Ok(())
+    check_cap(
+        total,
+        MEDIA_TOTAL_MAX_BYTES,
+        "media",
+        ErrorCode::MediaTooLarge,
+        ("its urls total", "bytes"),
+    )
 }
 
 fn check_item(i: usize, item: &MediaItem) -> Result<(), ValidationError> {
@@ -285,45 +281,63 @@ mod tests {
     #[test]
     fn renderable_urls_by_kind() {
         let data_png = format!("data:image/png;base64,{PNG}");
-        let rows: &[(MediaKind, &str, bool)] = &[
-            (MediaKind::Image, "https://cdn.example/a.png", true),
-            (MediaKind::Image, "/api/interactions/media/md_Ab-9_x", true),
-            (MediaKind::Image, &data_png, true),
-            (MediaKind::Image, "http://cdn.example/a.png", false),
+        let data_png = data_png.as_str();
+        // Per kind: the sources it renders, then the ones it refuses.
+        let cases: [(MediaKind, &[&str], &[&str]); 5] = [
             (
                 MediaKind::Image,
-                "data:image/svg+xml;base64,PHN2Zz4=",
-                false,
+                &[
+                    "https://cdn.example/a.png",
+                    "/api/interactions/media/md_Ab-9_x",
+                    data_png,
+                    "HTTPS://cdn.example/a.png",
+                ],
+                &[
+                    "http://cdn.example/a.png",
+                    "data:image/svg+xml;base64,PHN2Zz4=",
+                    "/api/interactions/media/",
+                    "/api/interactions/media/a/../b",
+                    "/api/interactions/media/a?x=1",
+                    "/other/a.png",
+                    "javascript:alert(1)",
+                    "https:cdn.example/a.png",
+                    "https:\\\\cdn.example/a.png",
+                ],
             ),
-            (MediaKind::Image, "/api/interactions/media/", false),
-            (MediaKind::Image, "/api/interactions/media/a/../b", false),
-            (MediaKind::Image, "/api/interactions/media/a?x=1", false),
-            (MediaKind::Image, "/other/a.png", false),
-            (MediaKind::Image, "javascript:alert(1)", false),
-            (MediaKind::Document, "https://files.example/r.pdf", true),
-            (MediaKind::Document, "/api/interactions/media/abc", true),
-            (MediaKind::Document, &data_png, false),
-            (MediaKind::Video, "https://v.example/a.mp4", true),
-            (MediaKind::Audio, "https://a.example/a.ogg", true),
-            (MediaKind::Audio, "ftp://a.example/a.ogg", false),
-            (MediaKind::Link, "https://example.com/page", true),
-            (MediaKind::Link, "http://example.com/page", true),
-            (MediaKind::Link, "javascript:alert(1)", false),
-            (MediaKind::Link, &data_png, false),
-            (MediaKind::Link, "/api/interactions/media/abc", false),
-            (MediaKind::Link, "example.com/page", false),
-            (MediaKind::Link, "https://example.com/a b", false),
-            (MediaKind::Link, "https:example.com", false),
-            (MediaKind::Image, "https:cdn.example/a.png", false),
-            (MediaKind::Image, "https:\\\\cdn.example/a.png", false),
-            (MediaKind::Image, "HTTPS://cdn.example/a.png", true),
+            (
+                MediaKind::Document,
+                &["https://files.example/r.pdf", "/api/interactions/media/abc"],
+                &[data_png],
+            ),
+            (MediaKind::Video, &["https://v.example/a.mp4"], &[]),
+            (
+                MediaKind::Audio,
+                &["https://a.example/a.ogg"],
+                &["ftp://a.example/a.ogg"],
+            ),
+            (
+                MediaKind::Link,
+                &["https://example.com/page", "http://example.com/page"],
+                &[
+                    "javascript:alert(1)",
+                    data_png,
+                    "/api/interactions/media/abc",
+                    "example.com/page",
+                    "https://example.com/a b",
+                    "https:example.com",
+                ],
+            ),
         ];
-        for (kind, url, expected) in rows {
-            assert_eq!(
-                is_renderable_media_url(*kind, url),
-                *expected,
-                "{kind:?} {url}"
-            );
+        for (kind, renders, refused) in cases {
+            for (urls, expected) in [(renders, true), (refused, false)] {
+                for url in urls {
+                    assert_eq!(
+                        is_renderable_media_url(kind, url),
+                        expected,
+                        "{kind:?} {url}"
+                    );
+                }
+            }
         }
         let long = format!("https://example.com/{}", "a".repeat(MEDIA_URL_MAX_BYTES));
         assert!(!is_renderable_media_url(MediaKind::Image, &long));

@@ -44,13 +44,11 @@ pub struct AcceptedAsk {
 /// A `kind: "notification"` is refused here: notifications have their own door
 /// (`POST /api/notifications`), so there is one way to send one.
 pub fn validate_ask(req: &AskRequest, now: DateTime<Utc>) -> Result<AcceptedAsk, ValidationError> {
-    if req.kind == crate::interaction::InteractionKind::Notification {
-        return Err(ValidationError::new(
-            ErrorCode::FieldNotAllowed,
-            "kind",
-            "this door asks questions; send a notification to POST /api/notifications (`inbox notify`)",
-        ));
-    }
+    refuse_present(
+        req.kind == crate::interaction::InteractionKind::Notification,
+        "kind",
+        "this door asks questions; send a notification to POST /api/notifications (`inbox notify`)",
+    )?;
     ask::validate(req, now)
 }
 
@@ -144,12 +142,47 @@ fn check_max_chars(
     code: ErrorCode,
 ) -> Result<(), ValidationError> {
     let chars = text.chars().count();
-    if chars > max_chars {
+    check_cap(chars, max_chars, field, code, ("is", "characters long"))
+}
+
+/// At most `max_bytes` once serialised (`metadata`, `input`, a schema, a prefill).
+fn check_serialised_size(
+    value: &impl serde::Serialize,
+    field: &str,
+    max_bytes: usize,
+    code: ErrorCode,
+) -> Result<(), ValidationError> {
+    // A value that cannot be serialised cannot be stored either: it counts as too large.
+    let bytes = serde_json::to_vec(value)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
+    check_cap(bytes, max_bytes, field, code, ("is", "bytes serialised"))
+}
+
+/// The one shape of every cap refusal, so each names both numbers alike:
+/// `(verb, unit)` say how the amount reads: `("holds", "questions")` gives "holds 51 questions;
+/// the limit is 50".
+fn check_cap(
+    amount: usize,
+    max: usize,
+    field: &str,
+    code: ErrorCode,
+    (verb, unit): (&str, &str),
+) -> Result<(), ValidationError> {
+    if amount > max {
         return Err(ValidationError::new(
             code,
             field,
-            format!("is {chars} characters long; the limit is {max_chars}"),
+            format!("{verb} {amount} {unit}; the limit is {max}"),
         ));
+    }
+    Ok(())
+}
+
+/// Refuse `field` when it is `present` where it may not be; `why` says what to send instead.
+fn refuse_present(present: bool, field: &str, why: &str) -> Result<(), ValidationError> {
+    if present {
+        return Err(ValidationError::new(ErrorCode::FieldNotAllowed, field, why));
     }
     Ok(())
 }

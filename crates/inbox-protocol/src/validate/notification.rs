@@ -5,11 +5,11 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::{AnswerRules, check_max_chars};
+use super::{AnswerRules, check_max_chars, refuse_present};
 use crate::ask::AskRequest;
 use crate::caps::NOTIFICATION_BODY_MAX_CHARS;
 use crate::error::{ErrorCode, ValidationError};
-use crate::interaction::{AnswerFormat, Interaction, InteractionKind, Mode, Status};
+use crate::interaction::{AnswerFormat, Interaction, InteractionKind};
 use crate::notification::{Notification, NotificationRequest};
 
 /// The field a submission refusal names when the value as a whole is at fault.
@@ -27,13 +27,11 @@ pub(super) fn validate(
             ErrorCode::InvalidField,
         )?;
     }
-    if req.data.is_some() && req.schema.is_none() {
-        return Err(ValidationError::new(
-            ErrorCode::FieldNotAllowed,
-            "data",
-            "prefills a form, so it needs `schema`",
-        ));
-    }
+    refuse_present(
+        req.data.is_some() && req.schema.is_none(),
+        "data",
+        "prefills a form, so it needs `schema`",
+    )?;
     let as_ask = AskRequest {
         kind: InteractionKind::Notification,
         prompt: req.prompt.clone(),
@@ -84,24 +82,15 @@ fn form_question(notification: &Notification) -> Result<Interaction, ValidationE
         ));
     }
     Ok(Interaction {
-        id: notification.id.clone(),
         kind: InteractionKind::Notification,
-        prompt: notification.prompt.clone(),
-        answer_format: AnswerFormat::Form,
-        options: Vec::new(),
         schema: notification.schema.clone(),
         data: notification.data.clone(),
-        pages: None,
-        link: None,
-        media: Vec::new(),
-        mode: Mode::Sync,
-        expires_at: None,
-        status: Status::Pending,
-        asker: notification.asker.clone(),
-        created_at: notification.created_at,
-        answer: None,
-        metadata: Default::default(),
-        park_id: None,
-        park: None,
+        ..Interaction::pending(
+            notification.id.clone(),
+            notification.prompt.clone(),
+            AnswerFormat::Form,
+            notification.asker.clone(),
+            notification.created_at,
+        )
     })
 }

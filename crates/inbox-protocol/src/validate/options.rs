@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::check_text;
+use super::{check_cap, check_text};
 use crate::caps::{OPTION_MAX_CHARS, OPTIONS_MAX_ITEMS};
 use crate::error::{ErrorCode, ValidationError};
 use crate::interaction::ChoiceOption;
@@ -18,16 +18,13 @@ pub(super) fn check_choices(choices: &[ChoiceOption], field: &str) -> Result<(),
             "must list at least one option",
         ));
     }
-    if choices.len() > OPTIONS_MAX_ITEMS {
-        return Err(ValidationError::new(
-            ErrorCode::InvalidField,
-            field,
-            format!(
-                "lists {} options; the limit is {OPTIONS_MAX_ITEMS}",
-                choices.len()
-            ),
-        ));
-    }
+    check_cap(
+        choices.len(),
+        OPTIONS_MAX_ITEMS,
+        field,
+        ErrorCode::InvalidField,
+        ("lists", "options"),
+    )?;
     let mut seen = HashSet::with_capacity(choices.len());
     for (i, choice) in choices.iter().enumerate() {
         let value_field = format!("{field}[{i}].value");

@@ -6,8 +6,11 @@
 use chrono::{DateTime, Duration, Utc};
 use url::Url;
 
-use super::{AcceptedAsk, ask, check_max_chars, has_unsafe_url_chars, starts_with_scheme};
-use crate::caps::{METADATA_MAX_BYTES, PARK_MAX_ASKS, WEBHOOK_URL_MAX_CHARS};
+use super::{
+    AcceptedAsk, ask, check_cap, check_max_chars, has_unsafe_url_chars, refuse_present,
+    starts_with_scheme,
+};
+use crate::caps::{PARK_MAX_ASKS, WEBHOOK_URL_MAX_CHARS};
 use crate::error::{ErrorCode, ValidationError};
 use crate::interaction::{InteractionKind, Mode};
 use crate::park::{Continuation, ParkRequest};
@@ -87,29 +90,24 @@ pub(super) fn validate(
             "a park needs at least one question",
         ));
     }
-    if req.asks.len() > PARK_MAX_ASKS {
-        return Err(ValidationError::new(
-            ErrorCode::InvalidField,
-            "asks",
-            format!(
-                "holds {} questions; the limit is {PARK_MAX_ASKS}",
-                req.asks.len()
-            ),
-        ));
-    }
+    check_cap(
+        req.asks.len(),
+        PARK_MAX_ASKS,
+        "asks",
+        ErrorCode::InvalidField,
+        ("holds", "questions"),
+    )?;
     let mut accepted = Vec::with_capacity(req.asks.len());
     for (i, one) in req.asks.iter().enumerate() {
         let prefixed = |e: ValidationError| ValidationError {
             field: format!("asks[{i}].{}", e.field),
             ..e
         };
-        if one.kind == InteractionKind::Notification {
-            return Err(ValidationError::new(
-                ErrorCode::FieldNotAllowed,
-                format!("asks[{i}].kind"),
-                "a notification is ask-less: nobody parks on it",
-            ));
-        }
+        refuse_present(
+            one.kind == InteractionKind::Notification,
+            &format!("asks[{i}].kind"),
+            "a notification is ask-less: nobody parks on it",
+        )?;
         // Named before the ask rules run: a sync question in a park is a confusion about
         // parking, not a missing timeout.
         if one.mode != Mode::Async {
@@ -128,18 +126,7 @@ pub(super) fn validate(
     if let Some(continuation) = &req.continuation {
         check_continuation(continuation)?;
     }
-    if let Some(metadata) = &req.metadata {
-        let bytes = serde_json::to_vec(metadata)
-            .map(|v| v.len())
-            .unwrap_or(usize::MAX);
-        if bytes > METADATA_MAX_BYTES {
-            return Err(ValidationError::new(
-                ErrorCode::InvalidField,
-                "metadata",
-                format!("is {bytes} bytes serialised; the limit is {METADATA_MAX_BYTES}"),
-            ));
-        }
-    }
+    ask::check_metadata(req.metadata.as_ref())?;
     Ok(AcceptedPark { asks: accepted })
 }
 

@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value};
 use url::Url;
 
+use super::check_cap;
 use crate::caps::{
     ANSWER_MAX_DEPTH, SCHEMA_MAX_APPLICATIONS, SCHEMA_MAX_DEPTH, SCHEMA_MAX_NODES,
     SCHEMA_MAX_PATTERNS, SCHEMA_PATTERN_MAX_CHARS,
@@ -141,13 +142,13 @@ fn check_document(schema: &Value) -> Result<(), ValidationError> {
 /// A pattern must be short and run on the linear-time engine: no lookaround, no
 /// backreferences, so no input can make it backtrack.
 fn check_pattern(pattern: &str, pointer: &str) -> Result<(), ValidationError> {
-    let chars = pattern.chars().count();
-    if chars > SCHEMA_PATTERN_MAX_CHARS {
-        return Err(refuse(
-            field_of(pointer),
-            format!("is a pattern of {chars} characters; the limit is {SCHEMA_PATTERN_MAX_CHARS}"),
-        ));
-    }
+    check_cap(
+        pattern.chars().count(),
+        SCHEMA_PATTERN_MAX_CHARS,
+        &field_of(pointer),
+        ErrorCode::InvalidField,
+        ("is a pattern of", "characters"),
+    )?;
     super::form::pattern_engine_accepts(pattern).map_err(|reason| {
         refuse(
             field_of(pointer),

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use super::refuse_present;
 use crate::ask::AskRequest;
 use crate::caps::TIMEOUT_MAX_SECONDS;
 use crate::error::{ErrorCode, ValidationError};
@@ -15,13 +16,11 @@ pub(super) fn deadline(
 ) -> Result<Option<DateTime<Utc>>, ValidationError> {
     match req.mode {
         Mode::Sync => {
-            if req.expiry_at.is_some() {
-                return Err(ValidationError::new(
-                    ErrorCode::FieldNotAllowed,
-                    "expiry_at",
-                    "is valid only with mode \"async\"; a sync ask bounds its wait with timeout_s",
-                ));
-            }
+            refuse_present(
+                req.expiry_at.is_some(),
+                "expiry_at",
+                "is valid only with mode \"async\"; a sync ask bounds its wait with timeout_s",
+            )?;
             let Some(seconds) = req.timeout_s else {
                 return Ok(None);
             };
@@ -39,13 +38,11 @@ pub(super) fn deadline(
         Mode::Async => {
             // A timeout and an expiry bound the same wait from two sides; the seed makes them
             // mutually exclusive rather than picking one silently.
-            if req.timeout_s.is_some() {
-                return Err(ValidationError::new(
-                    ErrorCode::FieldNotAllowed,
-                    "timeout_s",
-                    "is not allowed with mode \"async\"; an async ask carries expiry_at instead",
-                ));
-            }
+            refuse_present(
+                req.timeout_s.is_some(),
+                "timeout_s",
+                "is not allowed with mode \"async\"; an async ask carries expiry_at instead",
+            )?;
             let raw = req.expiry_at.as_deref().ok_or_else(|| {
                 ValidationError::new(
                     ErrorCode::MissingField,

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test binary uses its own share of these helpers
 
+pub mod callback;
 pub mod raw;
 
 use std::net::SocketAddr;
@@ -54,10 +55,76 @@ pub async fn start_in(dir: &Path, tweak: impl FnOnce(&mut ServerConfig)) -> Test
     }
 }
 
-pub async fn start() -> (TestServer, tempfile::TempDir) {
+/// `start_in` on Redis at `url` under the key `prefix` when `redis` is given, else on SQLite
+/// in `dir`: one home for the backend choice of the suites that run on both.
+pub async fn start_on(
+    dir: &Path,
+    redis: &Option<(String, String)>,
+    tweak: impl FnOnce(&mut ServerConfig),
+) -> TestServer {
+    let redis = redis.clone();
+    start_in(dir, move |c| {
+        tweak(c);
+        if let Some((url, prefix)) = redis {
+            c.redis_url = Some(url);
+            c.redis_prefix = prefix;
+        }
+    })
+    .await
+}
+
+/// `start_in` on a fresh data dir, which lives as long as the returned guard.
+pub async fn start_with(tweak: impl FnOnce(&mut ServerConfig)) -> (TestServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let server = start_in(dir.path(), |_| {}).await;
+    let server = start_in(dir.path(), tweak).await;
     (server, dir)
+}
+
+pub async fn start() -> (TestServer, tempfile::TempDir) {
+    start_with(|_| {}).await
+}
+
+/// `start`, with the reviewer's stream already open: the set-up of every test that listens
+/// from the first event on.
+pub async fn start_listening() -> (TestServer, tempfile::TempDir, Sse) {
+    let (server, dir) = start().await;
+    let stream = Sse::connect(&server, None).await;
+    (server, dir, stream)
+}
+
+/// Sends `req`: the status and the body (`null` when it is not JSON).
+pub async fn reply(req: RequestBuilder) -> (StatusCode, Value) {
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Sends `req` and asserts the status is `want` (the body is shown when it is not); the body
+/// as text.
+pub async fn expect_text(req: RequestBuilder, want: StatusCode) -> String {
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    let text = resp.text().await.unwrap();
+    assert_eq!(status, want, "{text}");
+    text
+}
+
+/// Asserts that `got` (a status and a body) is the refusal `status` with the error `code`;
+/// `case` names what was refused.
+pub fn assert_refused(got: &(StatusCode, Value), status: StatusCode, code: &str, case: &str) {
+    let (got_status, body) = got;
+    assert_eq!(*got_status, status, "{case}: {body}");
+    assert_eq!(body["error"]["code"], code, "{case}: {body}");
+}
+
+/// The ids of a page of interactions, in page order.
+pub fn ids(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ia| ia["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// Any door as `token`: `body` as JSON and `key` as the `Idempotency-Key` when given; the
@@ -77,9 +144,7 @@ pub async fn call(
     if let Some(key) = key {
         req = req.header("Idempotency-Key", key);
     }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    reply(req).await
 }
 
 impl TestServer {
@@ -97,16 +162,22 @@ impl TestServer {
 
     /// `POST /api/interactions` as the asker; asserts `201` and returns the interaction.
     pub async fn ask(&self, body: Value) -> Value {
-        let resp = self
-            .request(Method::POST, "/api/interactions", Some(ASKER))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = resp.status();
-        let text = resp.text().await.unwrap();
-        assert_eq!(status, StatusCode::CREATED, "ask refused: {text}");
-        serde_json::from_str(&text).unwrap()
+        let (status, created) = self.try_ask(ASKER, body).await;
+        assert_eq!(status, StatusCode::CREATED, "ask refused: {created}");
+        created
+    }
+
+    /// `POST /api/interactions` as `token`, whatever the outcome: the status and the body.
+    pub async fn try_ask(&self, token: &str, body: Value) -> (StatusCode, Value) {
+        call(
+            self,
+            Method::POST,
+            "/api/interactions",
+            token,
+            Some(body),
+            None,
+        )
+        .await
     }
 
     pub async fn ask_confirm(&self, prompt: &str) -> String {
@@ -118,25 +189,48 @@ impl TestServer {
 
     /// Answer as the reviewer; returns the status and the body.
     pub async fn answer(&self, id: &str, answer: Value, key: Option<&str>) -> (StatusCode, Value) {
-        let mut req = self
-            .request(
-                Method::POST,
-                &format!("/api/interactions/{id}/answer"),
-                Some(REVIEWER),
-            )
-            .json(&json!({ "answer": answer }));
-        if let Some(key) = key {
-            req = req.header("Idempotency-Key", key);
-        }
-        let resp = req.send().await.unwrap();
-        let status = resp.status();
-        (status, resp.json().await.unwrap())
+        let path = format!("/api/interactions/{id}/answer");
+        let body = json!({ "answer": answer });
+        call(self, Method::POST, &path, REVIEWER, Some(body), key).await
+    }
+
+    /// Decline as the reviewer (`body` carries the optional reason); the status and the body.
+    pub async fn decline(&self, id: &str, body: Value, key: Option<&str>) -> (StatusCode, Value) {
+        let path = format!("/api/interactions/{id}/decline");
+        call(self, Method::POST, &path, REVIEWER, Some(body), key).await
+    }
+
+    /// Withdraw as `token`; the status and the body.
+    pub async fn withdraw(&self, id: &str, token: &str) -> (StatusCode, Value) {
+        let path = format!("/api/interactions/{id}");
+        call(self, Method::DELETE, &path, token, None, None).await
+    }
+
+    /// One interaction as the reviewer reads it: the status and the body.
+    pub async fn read(&self, id: &str) -> (StatusCode, Value) {
+        self.get_json(&format!("/api/interactions/{id}"), Some(REVIEWER))
+            .await
+    }
+
+    /// `GET /api/interactions?{query}` as the reviewer; asserts `200` and returns the page.
+    pub async fn page(&self, query: &str) -> Value {
+        let (status, page) = self
+            .get_json(&format!("/api/interactions?{query}"), Some(REVIEWER))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        page
+    }
+
+    /// Asserts what a refusal leaves: no interaction stored and no event written. `case` names
+    /// what was refused.
+    pub async fn assert_nothing_stored(&self, case: &str) {
+        let all = self.page("status=all").await;
+        assert_eq!(all["items"], json!([]), "{case}: nothing was stored");
+        assert_eq!(all["stream_cursor"], "0", "{case}: no event was written");
     }
 
     pub async fn get_json(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
-        let resp = self.request(Method::GET, path, token).send().await.unwrap();
-        let status = resp.status();
-        (status, resp.json().await.unwrap_or(Value::Null))
+        reply(self.request(Method::GET, path, token)).await
     }
 
     /// Stops the server; a shutdown still running after 20 s (the server's own grace is 10 s)

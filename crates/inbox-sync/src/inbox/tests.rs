@@ -27,11 +27,19 @@ struct Row {
     status: Option<ConnectionStatus>,
     /// Ids upserted by the last input alone (`Some("")`: nothing).
     last_batch: Option<&'static str>,
+    /// The stream position (last event id) after the last input.
+    position: Option<&'static str>,
     /// Further assertions on the final state.
     check: Option<fn(&Inbox)>,
 }
 
-fn run(row: Row) {
+fn run(rows: Vec<Row>) {
+    for row in rows {
+        run_one(row);
+    }
+}
+
+fn run_one(row: Row) {
     let name = row.name;
     let mut inbox = match row.resume {
         Some(id) => Inbox::resume("work", Some(id.to_owned())),
@@ -99,8 +107,112 @@ fn run(row: Row) {
         assert_eq!(got.join(" "), ids, "{name}: last batch");
         assert!(last.removed.is_empty(), "{name}: last batch removed cards");
     }
+    if let Some(id) = row.position {
+        assert_eq!(inbox.last_event_id(), Some(id), "{name}: position");
+    }
     if let Some(check) = row.check {
         check(&inbox);
+    }
+}
+
+impl Row {
+    /// A row of inputs to a new inbox (`then` gives them).
+    fn new(name: &'static str) -> Row {
+        Row {
+            name,
+            ..Row::default()
+        }
+    }
+
+    /// A row that starts a first sync of two pages: page 1 holds `items` and says `p2` is next
+    /// (stream position 10); the effects so far are page 1, page 2 and the stream.
+    fn paging(name: &'static str, items: Vec<inbox_protocol::Interaction>) -> Row {
+        Row {
+            name,
+            inputs: vec![Input::Start, loaded(None, page(items, Some("p2"), "10"))],
+            effects: vec![fetch(None), fetch(Some("p2")), open(Some("10"))],
+            ..Row::default()
+        }
+    }
+
+    /// A row that starts with `seeded(vec![])` (an empty page 1) and its effects.
+    fn online(name: &'static str) -> Row {
+        Row::seeded(name, vec![])
+    }
+
+    /// A row that starts with `seeded(items)` and its effects.
+    fn seeded(name: &'static str, items: Vec<inbox_protocol::Interaction>) -> Row {
+        Row {
+            name,
+            inputs: seeded(items),
+            effects: seeded_effects(),
+            ..Row::default()
+        }
+    }
+
+    /// A row that starts with `seeded(items)`, then a reset (at `11`) and page 1 asked again.
+    fn after_reset(name: &'static str, items: Vec<inbox_protocol::Interaction>) -> Row {
+        Row::seeded(name, items)
+            .then(vec![reset("11")])
+            .asks(vec![fetch(None)])
+    }
+
+    fn resume(self, position: &'static str) -> Row {
+        Row {
+            resume: Some(position),
+            ..self
+        }
+    }
+
+    /// More inputs, after those already in the row.
+    fn then(mut self, inputs: Vec<Input>) -> Row {
+        self.inputs.extend(inputs);
+        self
+    }
+
+    fn list(self, list: &'static str) -> Row {
+        Row { list, ..self }
+    }
+
+    /// More effects expected, after those already in the row.
+    fn asks(mut self, effects: Vec<Effect>) -> Row {
+        self.effects.extend(effects);
+        self
+    }
+
+    fn counts(self, pending: u32, unread: u32, queued: u32) -> Row {
+        Row {
+            counts: Some((pending, unread, queued)),
+            ..self
+        }
+    }
+
+    fn status(self, status: ConnectionStatus) -> Row {
+        Row {
+            status: Some(status),
+            ..self
+        }
+    }
+
+    fn last_batch(self, ids: &'static str) -> Row {
+        Row {
+            last_batch: Some(ids),
+            ..self
+        }
+    }
+
+    fn position(self, id: &'static str) -> Row {
+        Row {
+            position: Some(id),
+            ..self
+        }
+    }
+
+    fn check(self, check: fn(&Inbox)) -> Row {
+        Row {
+            check: Some(check),
+            ..self
+        }
     }
 }
 
@@ -113,19 +225,71 @@ fn seeded(items: Vec<inbox_protocol::Interaction>) -> Vec<Input> {
     ]
 }
 
-fn then(mut first: Vec<Input>, more: Vec<Input>) -> Vec<Input> {
-    first.extend(more);
-    first
-}
-
 /// Effects of `seeded`.
 fn seeded_effects() -> Vec<Effect> {
     vec![fetch(None), open(Some("10"))]
 }
 
-fn with(mut first: Vec<Effect>, more: Vec<Effect>) -> Vec<Effect> {
-    first.extend(more);
-    first
+/// A run that finds the position `saved` on disk and page 1 (with `a`) at stream position 10:
+/// the stream opens at `from`, which is then the position.
+fn resumed(name: &'static str, saved: &'static str, from: &'static str) -> Row {
+    Row::new(name)
+        .resume(saved)
+        .then(vec![
+            Input::Start,
+            loaded(None, page(vec![ia("a", 1)], None, "10")),
+        ])
+        .list("a:pending")
+        .asks(vec![fetch(None), open(Some(from))])
+        .position(from)
+}
+
+/// The server took the answer to `id` (made by `who`).
+fn accepted(id: &str, who: &str) -> Verdict {
+    Verdict::Accepted {
+        interaction: answered_by(ia(id, 1), who),
+    }
+}
+
+/// Somebody else (`who`) answered `id` first.
+fn beaten(id: &str, who: &str) -> Verdict {
+    Verdict::AlreadyAnswered {
+        winner: answered_by(ia(id, 1), who),
+    }
+}
+
+/// The driver sends the answer to `id` and the server's verdict comes back.
+fn sent(id: &str, verdict: Verdict) -> Vec<Input> {
+    vec![
+        Input::AnswerSending { id: id.into() },
+        verdict_on(id, verdict),
+    ]
+}
+
+fn verdict_on(id: &str, verdict: Verdict) -> Input {
+    Input::AnswerVerdict {
+        id: id.into(),
+        verdict,
+    }
+}
+
+/// Page 1 with `b` and `a`, a reset, and the refetch without `b`.
+fn vanished(name: &'static str) -> Row {
+    Row::after_reset(name, vec![ia("b", 2), ia("a", 1)])
+        .then(vec![loaded(None, page(vec![ia("a", 1)], None, "12"))])
+}
+
+/// Page 1 with `a`, the stream dropped, then an answer to `a` made offline.
+fn queued_offline(name: &'static str) -> Row {
+    Row::seeded(name, vec![ia("a", 1)]).then(vec![
+        Input::StreamDropped {
+            failure: Failure::Offline,
+        },
+        Input::AnswerQueued {
+            id: "a".into(),
+            value: Value::Bool(true),
+        },
+    ])
 }
 
 fn delivery_of(inbox: &Inbox, id: &str) -> Option<Delivery> {
@@ -134,397 +298,255 @@ fn delivery_of(inbox: &Inbox, id: &str) -> Option<Delivery> {
 
 #[test]
 fn seeding_from_pages() {
-    let rows = vec![
-        Row {
-            name: "page 1 seeds unread cards and opens the stream at its cursor",
-            inputs: seeded(vec![ia("b", 2), ia("a", 1)]),
-            list: "b:pending a:pending",
-            effects: seeded_effects(),
-            counts: Some((2, 2, 0)),
-            status: Some(ConnectionStatus::Online),
-            ..Row::default()
-        },
-        Row {
-            name: "further pages are fetched eagerly; an item on two pages shows once",
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("d", 4), ia("c", 3)], Some("p2"), "10")),
-                loaded(
-                    Some("p2"),
-                    page(vec![ia("c", 3), ia("b", 2)], Some("p3"), "11"),
-                ),
-                loaded(Some("p3"), page(vec![ia("a", 1)], None, "12")),
-            ],
-            list: "d:pending c:pending b:pending a:pending",
-            effects: vec![
-                fetch(None),
-                fetch(Some("p2")),
-                open(Some("10")),
-                fetch(Some("p3")),
-            ],
-            counts: Some((4, 4, 0)),
-            status: Some(ConnectionStatus::Connecting),
-            ..Row::default()
-        },
-        Row {
-            name: "an answer for a request nobody made is ignored",
-            inputs: vec![
+    run(vec![
+        Row::seeded(
+            "page 1 seeds unread cards and opens the stream at its cursor",
+            vec![ia("b", 2), ia("a", 1)],
+        )
+        .list("b:pending a:pending")
+        .counts(2, 2, 0)
+        .status(ConnectionStatus::Online),
+        Row::paging(
+            "further pages are fetched eagerly; an item on two pages shows once",
+            vec![ia("d", 4), ia("c", 3)],
+        )
+        .then(vec![
+            loaded(
+                Some("p2"),
+                page(vec![ia("c", 3), ia("b", 2)], Some("p3"), "11"),
+            ),
+            loaded(Some("p3"), page(vec![ia("a", 1)], None, "12")),
+        ])
+        .list("d:pending c:pending b:pending a:pending")
+        .asks(vec![fetch(Some("p3"))])
+        .counts(4, 4, 0)
+        .status(ConnectionStatus::Connecting),
+        Row::new("an answer for a request nobody made is ignored")
+            .then(vec![
                 Input::Start,
                 loaded(Some("p9"), page(vec![ia("z", 9)], None, "10")),
                 loaded(None, page(vec![ia("a", 1)], Some("p2"), "10")),
                 loaded(None, page(vec![ia("y", 9)], None, "10")),
-            ],
-            list: "a:pending",
-            effects: vec![fetch(None), fetch(Some("p2")), open(Some("10"))],
-            ..Row::default()
-        },
-        Row {
-            name: "a persisted position newer than page 1's cursor is where the stream resumes",
-            resume: Some("15"),
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("a", 1)], None, "10")),
-            ],
-            list: "a:pending",
-            effects: vec![fetch(None), open(Some("15"))],
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("15"))),
-            ..Row::default()
-        },
-        Row {
-            name: "an older persisted position gives way to page 1's cursor",
-            resume: Some("5"),
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("a", 1)], None, "10")),
-            ],
-            list: "a:pending",
-            effects: vec![fetch(None), open(Some("10"))],
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("10"))),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+            ])
+            .list("a:pending")
+            .asks(vec![fetch(None), fetch(Some("p2")), open(Some("10"))]),
+        resumed(
+            "a persisted position newer than page 1's cursor is where the stream resumes",
+            "15",
+            "15",
+        ),
+        resumed(
+            "an older persisted position gives way to page 1's cursor",
+            "5",
+            "10",
+        ),
+    ]);
 }
 
 #[test]
 fn events_and_pages_in_any_order() {
-    let rows = vec![
-        Row {
-            name: "event before page: an add lands before page 2 does",
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("b", 2)], Some("p2"), "10")),
-                Input::StreamOpened,
-                add("11", ia("c", 3)),
-                loaded(Some("p2"), page(vec![ia("a", 1)], None, "10")),
-            ],
-            list: "c:pending b:pending a:pending",
-            effects: vec![
-                fetch(None),
-                fetch(Some("p2")),
-                open(Some("10")),
-                notify("c"),
-            ],
-            counts: Some((3, 3, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "page after event: an answer for a card on a page not loaded yet wins",
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("c", 3)], Some("p2"), "10")),
-                Input::StreamOpened,
-                answered("11", "b", "alice"),
-                loaded(Some("p2"), page(vec![ia("b", 2), ia("a", 1)], None, "10")),
-            ],
-            list: "c:pending a:pending b:answered",
-            effects: vec![fetch(None), fetch(Some("p2")), open(Some("10"))],
-            counts: Some((2, 2, 0)),
-            check: Some(|inbox| {
-                let b = inbox.card("b").unwrap();
-                assert_eq!(b.interaction.answer.unwrap().answered_by, "alice");
-                assert!(!b.unread);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "duplicate events: the same frame twice, then the same add again after a read",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    add("11", ia("b", 2)),
-                    add("11", ia("b", 2)),
-                    Input::MarkRead { id: "b".into() },
-                    add("12", ia("b", 2)),
-                    add("9", ia("old", 0)),
-                ],
-            ),
-            list: "b:pending a:pending",
-            effects: with(seeded_effects(), vec![notify("b"), withdraw("b")]),
-            counts: Some((2, 1, 0)),
-            last_batch: Some(""),
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("12"))),
-            ..Row::default()
-        },
-        Row {
-            name: "answered before add: no phantom pending card, and the add shows it final",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    answered("11", "x", "alice"),
-                    removed("12", "y", RemovedReason::Cancelled),
-                ],
-            ),
-            list: "",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "answered before add, then the add (or a page) carrying it",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    answered("11", "x", "alice"),
-                    add("12", ia("x", 1)),
-                    removed("13", "y", RemovedReason::Expired),
-                    Input::Refresh,
-                    loaded(None, page(vec![ia("y", 2)], None, "13")),
-                ],
-            ),
-            list: "y:expired x:answered",
-            effects: with(seeded_effects(), vec![fetch(None)]),
-            counts: Some((0, 0, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "answered elsewhere while the reviewer looks at it: converges, never vanishes",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    add("11", ia("a", 1)),
-                    Input::MarkRead { id: "a".into() },
-                    answered("12", "a", "alice"),
-                ],
-            ),
-            list: "a:answered",
-            effects: with(seeded_effects(), vec![notify("a"), withdraw("a")]),
-            counts: Some((0, 0, 0)),
-            last_batch: Some("a"),
-            ..Row::default()
-        },
-        Row {
-            name: "every final status converges and stays; a later frame cannot reopen or change it",
-            inputs: then(
-                seeded(vec![ia("d", 4), ia("c", 3), ia("b", 2), ia("a", 1)]),
-                vec![
-                    answered("11", "a", "alice"),
-                    declined("12", "b", "bob"),
-                    removed("13", "c", RemovedReason::Expired),
-                    removed("14", "d", RemovedReason::Cancelled),
-                    removed("15", "a", RemovedReason::Pruned),
-                    add("16", ia("b", 2)),
-                ],
-            ),
-            list: "d:cancelled c:expired b:declined a:answered",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 0)),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+    run(vec![
+        Row::paging(
+            "event before page: an add lands before page 2 does",
+            vec![ia("b", 2)],
+        )
+        .then(vec![
+            Input::StreamOpened,
+            add("11", ia("c", 3)),
+            loaded(Some("p2"), page(vec![ia("a", 1)], None, "10")),
+        ])
+        .list("c:pending b:pending a:pending")
+        .asks(vec![notify("c")])
+        .counts(3, 3, 0),
+        Row::paging(
+            "page after event: an answer for a card on a page not loaded yet wins",
+            vec![ia("c", 3)],
+        )
+        .then(vec![
+            Input::StreamOpened,
+            answered("11", "b", "alice"),
+            loaded(Some("p2"), page(vec![ia("b", 2), ia("a", 1)], None, "10")),
+        ])
+        .list("c:pending a:pending b:answered")
+        .counts(2, 2, 0)
+        .check(|inbox| {
+            let b = inbox.card("b").unwrap();
+            assert_eq!(b.interaction.answer.unwrap().answered_by, "alice");
+            assert!(!b.unread);
+        }),
+        Row::seeded(
+            "duplicate events: the same frame twice, then the same add again after a read",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            add("11", ia("b", 2)),
+            add("11", ia("b", 2)),
+            Input::MarkRead { id: "b".into() },
+            add("12", ia("b", 2)),
+            add("9", ia("old", 0)),
+        ])
+        .list("b:pending a:pending")
+        .asks(vec![notify("b"), withdraw("b")])
+        .counts(2, 1, 0)
+        .last_batch("")
+        .position("12"),
+        Row::online("answered before add: no phantom pending card, and the add shows it final")
+            .then(vec![
+                answered("11", "x", "alice"),
+                removed("12", "y", RemovedReason::Cancelled),
+            ])
+            .list("")
+            .counts(0, 0, 0),
+        Row::online("answered before add, then the add (or a page) carrying it")
+            .then(vec![
+                answered("11", "x", "alice"),
+                add("12", ia("x", 1)),
+                removed("13", "y", RemovedReason::Expired),
+                Input::Refresh,
+                loaded(None, page(vec![ia("y", 2)], None, "13")),
+            ])
+            .list("y:expired x:answered")
+            .asks(vec![fetch(None)])
+            .counts(0, 0, 0),
+        Row::online("answered elsewhere while the reviewer looks at it: converges, never vanishes")
+            .then(vec![
+                add("11", ia("a", 1)),
+                Input::MarkRead { id: "a".into() },
+                answered("12", "a", "alice"),
+            ])
+            .list("a:answered")
+            .asks(vec![notify("a"), withdraw("a")])
+            .counts(0, 0, 0)
+            .last_batch("a"),
+        Row::seeded(
+            "every final status converges and stays; a later frame cannot reopen or change it",
+            vec![ia("d", 4), ia("c", 3), ia("b", 2), ia("a", 1)],
+        )
+        .then(vec![
+            answered("11", "a", "alice"),
+            declined("12", "b", "bob"),
+            removed("13", "c", RemovedReason::Expired),
+            removed("14", "d", RemovedReason::Cancelled),
+            removed("15", "a", RemovedReason::Pruned),
+            add("16", ia("b", 2)),
+        ])
+        .list("d:cancelled c:expired b:declined a:answered")
+        .counts(0, 0, 0),
+    ]);
 }
 
 #[test]
 fn refetch_after_reset() {
-    let rows = vec![
-        Row {
-            name: "reset mid-page: an event during the refetch is not undone by older page data",
-            inputs: then(
-                seeded(vec![ia("b", 2), ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    loaded(None, page(vec![ia("c", 3), ia("b", 2)], Some("r2"), "11")),
-                    answered("12", "b", "alice"),
-                    add("13", ia("e", 5)),
-                    loaded(Some("r2"), page(vec![ia("a", 1)], None, "11")),
-                ],
-            ),
-            list: "e:pending c:pending a:pending b:answered",
-            effects: with(
-                seeded_effects(),
-                vec![fetch(None), fetch(Some("r2")), notify("e"), notify("c")],
-            ),
-            counts: Some((3, 3, 0)),
-            // The merge adds c and touches nothing else: no flicker.
-            last_batch: Some("c"),
-            ..Row::default()
-        },
-        Row {
-            name: "cards still pending stay put; a vanished card is asked about, not dropped",
-            inputs: then(
-                seeded(vec![ia("c", 3), ia("b", 2), ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    loaded(
-                        None,
-                        page(vec![ia("d", 4), ia("c", 3), ia("a", 1)], None, "12"),
-                    ),
-                ],
-            ),
-            list: "d:pending c:pending b:pending a:pending",
-            effects: with(
-                seeded_effects(),
-                vec![fetch(None), notify("d"), fetch_one("b")],
-            ),
-            last_batch: Some("d"),
-            ..Row::default()
-        },
-        Row {
-            name: "the vanished card's final state arrives: answered",
-            inputs: then(
-                seeded(vec![ia("b", 2), ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    loaded(None, page(vec![ia("a", 1)], None, "12")),
-                    Input::InteractionFetched {
-                        interaction: answered_by(ia("b", 2), "carol"),
-                    },
-                ],
-            ),
-            list: "a:pending b:answered",
-            effects: with(seeded_effects(), vec![fetch(None), fetch_one("b")]),
-            counts: Some((1, 1, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "the vanished card is gone (404): expired",
-            inputs: then(
-                seeded(vec![ia("b", 2), ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    loaded(None, page(vec![ia("a", 1)], None, "12")),
-                    Input::InteractionGone { id: "b".into() },
-                ],
-            ),
-            list: "a:pending b:expired",
-            effects: with(seeded_effects(), vec![fetch(None), fetch_one("b")]),
-            ..Row::default()
-        },
-        Row {
-            name: "a card added live during the refetch is not mistaken for a vanished one",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    loaded(None, page(vec![ia("a", 1)], Some("r2"), "11")),
-                    add("12", ia("n", 9)),
-                    loaded(Some("r2"), page(vec![], None, "11")),
-                ],
-            ),
-            list: "n:pending a:pending",
-            effects: with(
-                seeded_effects(),
-                vec![fetch(None), fetch(Some("r2")), notify("n")],
-            ),
-            last_batch: Some(""),
-            ..Row::default()
-        },
-        Row {
-            name: "a second reset while a page is in flight discards it and starts over",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    reset("11"),
-                    reset("12"),
-                    loaded(None, page(vec![ia("stale", 5)], None, "11")),
-                    loaded(None, page(vec![ia("a", 1), ia("b", 2)], None, "12")),
-                ],
-            ),
-            list: "b:pending a:pending",
-            effects: with(
-                seeded_effects(),
-                vec![fetch(None), fetch(None), notify("b")],
-            ),
-            ..Row::default()
-        },
-        Row {
-            name: "a reset during the first sync turns it into a staged refetch",
-            inputs: vec![
-                Input::Start,
-                loaded(None, page(vec![ia("b", 2)], Some("p2"), "10")),
-                Input::StreamOpened,
+    run(vec![
+        Row::after_reset(
+            "reset mid-page: an event during the refetch is not undone by older page data",
+            vec![ia("b", 2), ia("a", 1)],
+        )
+        .then(vec![
+            loaded(None, page(vec![ia("c", 3), ia("b", 2)], Some("r2"), "11")),
+            answered("12", "b", "alice"),
+            add("13", ia("e", 5)),
+            loaded(Some("r2"), page(vec![ia("a", 1)], None, "11")),
+        ])
+        .list("e:pending c:pending a:pending b:answered")
+        .asks(vec![fetch(Some("r2")), notify("e"), notify("c")])
+        .counts(3, 3, 0)
+        // The merge adds c and touches nothing else: no flicker.
+        .last_batch("c"),
+        Row::after_reset(
+            "cards still pending stay put; a vanished card is asked about, not dropped",
+            vec![ia("c", 3), ia("b", 2), ia("a", 1)],
+        )
+        .then(vec![loaded(
+            None,
+            page(vec![ia("d", 4), ia("c", 3), ia("a", 1)], None, "12"),
+        )])
+        .list("d:pending c:pending b:pending a:pending")
+        .asks(vec![notify("d"), fetch_one("b")])
+        .last_batch("d"),
+        vanished("the vanished card's final state arrives: answered")
+            .then(vec![Input::InteractionFetched {
+                interaction: answered_by(ia("b", 2), "carol"),
+            }])
+            .list("a:pending b:answered")
+            .asks(vec![fetch_one("b")])
+            .counts(1, 1, 0),
+        vanished("the vanished card is gone (404): expired")
+            .then(vec![Input::InteractionGone { id: "b".into() }])
+            .list("a:pending b:expired")
+            .asks(vec![fetch_one("b")]),
+        Row::after_reset(
+            "a card added live during the refetch is not mistaken for a vanished one",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            loaded(None, page(vec![ia("a", 1)], Some("r2"), "11")),
+            add("12", ia("n", 9)),
+            loaded(Some("r2"), page(vec![], None, "11")),
+        ])
+        .list("n:pending a:pending")
+        .asks(vec![fetch(Some("r2")), notify("n")])
+        .last_batch(""),
+        Row::after_reset(
+            "a second reset while a page is in flight discards it and starts over",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            reset("12"),
+            loaded(None, page(vec![ia("stale", 5)], None, "11")),
+            loaded(None, page(vec![ia("a", 1), ia("b", 2)], None, "12")),
+        ])
+        .list("b:pending a:pending")
+        .asks(vec![fetch(None), notify("b")]),
+        Row::paging(
+            "a reset during the first sync turns it into a staged refetch",
+            vec![ia("b", 2)],
+        )
+        .then(vec![
+            Input::StreamOpened,
+            reset("11"),
+            loaded(Some("p2"), page(vec![ia("a", 1)], None, "10")),
+            loaded(None, page(vec![ia("b", 2), ia("a", 1)], None, "11")),
+        ])
+        .list("b:pending a:pending")
+        .asks(vec![fetch(None), notify("a")]),
+        Row::seeded(
+            "after a reset from a server whose ids started over, smaller ids still apply",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            reset("1"),
+            loaded(None, page(vec![ia("a", 1)], None, "1")),
+            add("2", ia("x", 5)),
+        ])
+        .list("x:pending a:pending")
+        .asks(vec![fetch(None), notify("x")])
+        .position("2"),
+        Row::online("a reset without an id: the next frame's id becomes the position")
+            .then(vec![
+                Input::StreamEvent {
+                    id: None,
+                    event: inbox_protocol::StreamEvent::Reset(inbox_protocol::ResetEvent {
+                        reason: inbox_protocol::ResetReason::MalformedId,
+                    }),
+                },
+                add("3", ia("x", 5)),
+                add("3", ia("x", 5)),
+            ])
+            .list("x:pending")
+            .asks(vec![fetch(None), notify("x")])
+            .position("3"),
+        Row::online("a reset is never skipped as a duplicate: a repeated one starts over")
+            .then(vec![
                 reset("11"),
-                loaded(Some("p2"), page(vec![ia("a", 1)], None, "10")),
-                loaded(None, page(vec![ia("b", 2), ia("a", 1)], None, "11")),
-            ],
-            list: "b:pending a:pending",
-            effects: vec![
-                fetch(None),
-                fetch(Some("p2")),
-                open(Some("10")),
-                fetch(None),
-                notify("a"),
-            ],
-            ..Row::default()
-        },
-        Row {
-            name: "after a reset from a server whose ids started over, smaller ids still apply",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    reset("1"),
-                    loaded(None, page(vec![ia("a", 1)], None, "1")),
-                    add("2", ia("x", 5)),
-                ],
-            ),
-            list: "x:pending a:pending",
-            effects: with(seeded_effects(), vec![fetch(None), notify("x")]),
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("2"))),
-            ..Row::default()
-        },
-        Row {
-            name: "a reset without an id: the next frame's id becomes the position",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    Input::StreamEvent {
-                        id: None,
-                        event: inbox_protocol::StreamEvent::Reset(inbox_protocol::ResetEvent {
-                            reason: inbox_protocol::ResetReason::MalformedId,
-                        }),
-                    },
-                    add("3", ia("x", 5)),
-                    add("3", ia("x", 5)),
-                ],
-            ),
-            list: "x:pending",
-            effects: with(seeded_effects(), vec![fetch(None), notify("x")]),
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("3"))),
-            ..Row::default()
-        },
-        Row {
-            name: "a reset is never skipped as a duplicate: a repeated one starts over",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    reset("11"),
-                    reset("11"),
-                    loaded(None, page(vec![], None, "11")),
-                    loaded(None, page(vec![ia("a", 1)], None, "11")),
-                ],
-            ),
-            list: "a:pending",
-            effects: with(
-                seeded_effects(),
-                vec![fetch(None), fetch(None), notify("a")],
-            ),
-            ..Row::default()
-        },
-        Row {
-            name: "a persisted position from before the server's store was wiped recovers",
-            resume: Some("500"),
-            inputs: vec![
+                reset("11"),
+                loaded(None, page(vec![], None, "11")),
+                loaded(None, page(vec![ia("a", 1)], None, "11")),
+            ])
+            .list("a:pending")
+            .asks(vec![fetch(None), fetch(None), notify("a")]),
+        Row::new("a persisted position from before the server's store was wiped recovers")
+            .then(vec![
                 Input::Start,
                 loaded(None, page(vec![ia("a", 1)], None, "3")),
                 Input::StreamOpened,
@@ -532,174 +554,136 @@ fn refetch_after_reset() {
                 reset("3"),
                 loaded(None, page(vec![ia("a", 1)], None, "3")),
                 add("4", ia("b", 2)),
-            ],
-            list: "b:pending a:pending",
-            effects: vec![fetch(None), open(Some("500")), fetch(None), notify("b")],
-            check: Some(|inbox| assert_eq!(inbox.last_event_id(), Some("4"))),
-            ..Row::default()
-        },
-        Row {
-            name: "a dismissed card is not brought back by a stale page",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    answered("11", "a", "alice"),
-                    Input::Dismiss { id: "a".into() },
-                    Input::Refresh,
-                    loaded(None, page(vec![ia("a", 1)], None, "11")),
-                ],
-            ),
-            list: "",
-            effects: with(seeded_effects(), vec![fetch(None)]),
-            ..Row::default()
-        },
-        Row {
-            name: "an open card cannot be dismissed",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![Input::Dismiss { id: "a".into() }],
-            ),
-            list: "a:pending",
-            effects: seeded_effects(),
-            last_batch: Some(""),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+            ])
+            .resume("500")
+            .list("b:pending a:pending")
+            .asks(vec![
+                fetch(None),
+                open(Some("500")),
+                fetch(None),
+                notify("b"),
+            ])
+            .position("4"),
+        Row::seeded(
+            "a dismissed card is not brought back by a stale page",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            answered("11", "a", "alice"),
+            Input::Dismiss { id: "a".into() },
+            Input::Refresh,
+            loaded(None, page(vec![ia("a", 1)], None, "11")),
+        ])
+        .list("")
+        .asks(vec![fetch(None)]),
+        Row::seeded("an open card cannot be dismissed", vec![ia("a", 1)])
+            .then(vec![Input::Dismiss { id: "a".into() }])
+            .list("a:pending")
+            .last_batch(""),
+    ]);
 }
 
 #[test]
 fn connection_and_expiry() {
     let in_five = at(5);
-    let rows = vec![
-        Row {
-            name: "expiry while offline shows expired locally until the server confirms",
-            inputs: then(
-                seeded(vec![expiring(ia("a", 1), 5), ia("b", 2)]),
-                vec![
-                    Input::StreamDropped {
-                        failure: Failure::Offline,
+    run(vec![
+        Row::seeded(
+            "expiry while offline shows expired locally until the server confirms",
+            vec![expiring(ia("a", 1), 5), ia("b", 2)],
+        )
+        .then(vec![
+            Input::StreamDropped {
+                failure: Failure::Offline,
+            },
+            Input::Tick { now: at(4) },
+            Input::Tick { now: at(6) },
+        ])
+        .list("b:pending a:expired")
+        .counts(1, 1, 0)
+        .status(ConnectionStatus::Offline)
+        .check(|inbox| {
+            assert!(inbox.card("a").unwrap().expired_locally);
+            assert_eq!(inbox.next_deadline(), None);
+        }),
+        Row::seeded(
+            "the local expiry survives a stale page and is confirmed by the server",
+            vec![expiring(ia("a", 1), 5)],
+        )
+        .then(vec![
+            Input::StreamDropped {
+                failure: Failure::Offline,
+            },
+            Input::Tick { now: at(6) },
+            Input::Retry,
+            Input::StreamOpened,
+            Input::Refresh,
+            loaded(None, page(vec![expiring(ia("a", 1), 5)], None, "10")),
+            removed("11", "a", RemovedReason::Expired),
+        ])
+        .list("a:expired")
+        .asks(vec![open(Some("10")), fetch(None)])
+        .status(ConnectionStatus::Online)
+        .check(|inbox| assert!(!inbox.card("a").unwrap().expired_locally)),
+        Row::seeded(
+            "a clock set back reopens a card it had expired here, and it expires again later",
+            vec![expiring(ia("a", 1), 5), ia("b", 2)],
+        )
+        .then(vec![
+            // The clock runs hours ahead, then is corrected.
+            Input::Tick { now: at(300) },
+            Input::Tick { now: at(3) },
+        ])
+        .list("b:pending a:pending")
+        // Its local expiry marked it read; reopening does not make it unread again.
+        .counts(2, 1, 0)
+        .check(|inbox| {
+            assert!(!inbox.card("a").unwrap().expired_locally);
+            assert_eq!(inbox.next_deadline(), Some(at(5)));
+            let mut again = inbox.clone();
+            again.handle(Input::Tick { now: at(6) });
+            assert!(again.card("a").unwrap().expired_locally);
+        }),
+        Row::online("a question arriving after its deadline passed here shows expired at once")
+            .then(vec![
+                Input::Tick { now: at(9) },
+                add("11", expiring(ia("a", 1), 5)),
+            ])
+            .list("a:expired")
+            .counts(0, 0, 0),
+        Row::online("a drop says when the next try is, and the retry resumes from the last id")
+            .then(vec![
+                add("11", ia("a", 1)),
+                Input::StreamDropped {
+                    failure: Failure::Transient { retry_at: in_five },
+                },
+                Input::StreamDropped {
+                    failure: Failure::Transient {
+                        retry_at: in_five + Duration::seconds(2),
                     },
-                    Input::Tick { now: at(4) },
-                    Input::Tick { now: at(6) },
-                ],
-            ),
-            list: "b:pending a:expired",
-            effects: seeded_effects(),
-            counts: Some((1, 1, 0)),
-            status: Some(ConnectionStatus::Offline),
-            check: Some(|inbox| {
-                assert!(inbox.card("a").unwrap().expired_locally);
-                assert_eq!(inbox.next_deadline(), None);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "the local expiry survives a stale page and is confirmed by the server",
-            inputs: then(
-                seeded(vec![expiring(ia("a", 1), 5)]),
-                vec![
-                    Input::StreamDropped {
-                        failure: Failure::Offline,
-                    },
-                    Input::Tick { now: at(6) },
-                    Input::Retry,
-                    Input::StreamOpened,
-                    Input::Refresh,
-                    loaded(None, page(vec![expiring(ia("a", 1), 5)], None, "10")),
-                    removed("11", "a", RemovedReason::Expired),
-                ],
-            ),
-            list: "a:expired",
-            effects: with(seeded_effects(), vec![open(Some("10")), fetch(None)]),
-            status: Some(ConnectionStatus::Online),
-            check: Some(|inbox| assert!(!inbox.card("a").unwrap().expired_locally)),
-            ..Row::default()
-        },
-        Row {
-            name: "a clock set back reopens a card it had expired here, and it expires again later",
-            inputs: then(
-                seeded(vec![expiring(ia("a", 1), 5), ia("b", 2)]),
-                vec![
-                    // The clock runs hours ahead, then is corrected.
-                    Input::Tick { now: at(300) },
-                    Input::Tick { now: at(3) },
-                ],
-            ),
-            list: "b:pending a:pending",
-            effects: seeded_effects(),
-            // Its local expiry marked it read; reopening does not make it unread again.
-            counts: Some((2, 1, 0)),
-            check: Some(|inbox| {
-                assert!(!inbox.card("a").unwrap().expired_locally);
-                assert_eq!(inbox.next_deadline(), Some(at(5)));
-                let mut again = inbox.clone();
-                again.handle(Input::Tick { now: at(6) });
-                assert!(again.card("a").unwrap().expired_locally);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a question arriving after its deadline passed here shows expired at once",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    Input::Tick { now: at(9) },
-                    add("11", expiring(ia("a", 1), 5)),
-                ],
-            ),
-            list: "a:expired",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "a drop says when the next try is, and the retry resumes from the last id",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    add("11", ia("a", 1)),
-                    Input::StreamDropped {
-                        failure: Failure::Transient { retry_at: in_five },
-                    },
-                    Input::StreamDropped {
-                        failure: Failure::Transient {
-                            retry_at: in_five + Duration::seconds(2),
-                        },
-                    },
-                    Input::Retry,
-                ],
-            ),
-            list: "a:pending",
-            effects: with(seeded_effects(), vec![notify("a"), open(Some("11"))]),
-            status: Some(ConnectionStatus::Connecting),
-            ..Row::default()
-        },
-        Row {
-            name: "reconnecting counts the attempts and tells when the next one is",
-            inputs: then(
-                seeded(vec![]),
-                vec![
-                    Input::StreamDropped {
-                        failure: Failure::Transient { retry_at: in_five },
-                    },
-                    Input::Retry,
-                    Input::StreamDropped {
-                        failure: Failure::Transient { retry_at: in_five },
-                    },
-                ],
-            ),
-            list: "",
-            effects: with(seeded_effects(), vec![open(Some("10"))]),
-            status: Some(ConnectionStatus::Reconnecting {
+                },
+                Input::Retry,
+            ])
+            .list("a:pending")
+            .asks(vec![notify("a"), open(Some("11"))])
+            .status(ConnectionStatus::Connecting),
+        Row::online("reconnecting counts the attempts and tells when the next one is")
+            .then(vec![
+                Input::StreamDropped {
+                    failure: Failure::Transient { retry_at: in_five },
+                },
+                Input::Retry,
+                Input::StreamDropped {
+                    failure: Failure::Transient { retry_at: in_five },
+                },
+            ])
+            .list("")
+            .asks(vec![open(Some("10"))])
+            .status(ConnectionStatus::Reconnecting {
                 next_try_at: "2026-11-29T10:05:00.000Z".into(),
                 attempt: 2,
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "a failed first page is retried with the same cursor",
-            inputs: vec![
+        Row::new("a failed first page is retried with the same cursor")
+            .then(vec![
                 Input::Start,
                 Input::PageFailed {
                     cursor_requested: None,
@@ -707,79 +691,53 @@ fn connection_and_expiry() {
                 },
                 Input::Retry,
                 loaded(None, page(vec![ia("a", 1)], None, "10")),
-            ],
-            list: "a:pending",
-            effects: vec![fetch(None), fetch(None), open(Some("10"))],
-            status: Some(ConnectionStatus::Connecting),
-            ..Row::default()
-        },
-        Row {
-            name: "signed out closes the stream and nothing is retried until Start",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    Input::Refresh,
-                    Input::PageFailed {
-                        cursor_requested: None,
-                        failure: Failure::SignedOut,
-                    },
-                    Input::Retry,
-                    Input::StreamDropped {
-                        failure: Failure::Offline,
-                    },
-                ],
-            ),
-            list: "a:pending",
-            effects: with(seeded_effects(), vec![fetch(None), Effect::CloseStream]),
-            status: Some(ConnectionStatus::SignedOut),
-            ..Row::default()
-        },
-        Row {
-            name: "signing in again refetches and reopens the stream",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    Input::StreamDropped {
-                        failure: Failure::SignedOut,
-                    },
-                    Input::Start,
-                    loaded(None, page(vec![ia("a", 1)], None, "12")),
-                    Input::StreamOpened,
-                ],
-            ),
-            list: "a:pending",
-            effects: with(seeded_effects(), vec![fetch(None), open(Some("10"))]),
-            status: Some(ConnectionStatus::Online),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+            ])
+            .list("a:pending")
+            .asks(vec![fetch(None), fetch(None), open(Some("10"))])
+            .status(ConnectionStatus::Connecting),
+        Row::seeded(
+            "signed out closes the stream and nothing is retried until Start",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            Input::Refresh,
+            Input::PageFailed {
+                cursor_requested: None,
+                failure: Failure::SignedOut,
+            },
+            Input::Retry,
+            Input::StreamDropped {
+                failure: Failure::Offline,
+            },
+        ])
+        .list("a:pending")
+        .asks(vec![fetch(None), Effect::CloseStream])
+        .status(ConnectionStatus::SignedOut),
+        Row::seeded(
+            "signing in again refetches and reopens the stream",
+            vec![ia("a", 1)],
+        )
+        .then(vec![
+            Input::StreamDropped {
+                failure: Failure::SignedOut,
+            },
+            Input::Start,
+            loaded(None, page(vec![ia("a", 1)], None, "12")),
+            Input::StreamOpened,
+        ])
+        .list("a:pending")
+        .asks(vec![fetch(None), open(Some("10"))])
+        .status(ConnectionStatus::Online),
+    ]);
 }
 
 #[test]
 fn answers_and_their_delivery() {
-    let queued_offline = || {
-        then(
-            seeded(vec![ia("a", 1)]),
-            vec![
-                Input::StreamDropped {
-                    failure: Failure::Offline,
-                },
-                Input::AnswerQueued {
-                    id: "a".into(),
-                    value: Value::Bool(true),
-                },
-            ],
-        )
-    };
-    let rows = vec![
-        Row {
-            name: "an answer made offline shows queued and leaves the tray count",
-            inputs: queued_offline(),
-            list: "a:pending",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 1)),
-            check: Some(|inbox| {
+    run(vec![
+        queued_offline("an answer made offline shows queued and leaves the tray count")
+            .list("a:pending")
+            .counts(0, 0, 1)
+            .check(|inbox| {
                 let a = inbox.card("a").unwrap();
                 assert_eq!(a.delivery, Some(Delivery::Queued));
                 assert_eq!(
@@ -789,51 +747,24 @@ fn answers_and_their_delivery() {
                     })
                 );
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "queued → sending → accepted",
-            inputs: then(
-                queued_offline(),
-                vec![
-                    Input::Retry,
-                    Input::StreamOpened,
-                    Input::AnswerSending { id: "a".into() },
-                    Input::AnswerVerdict {
-                        id: "a".into(),
-                        verdict: Verdict::Accepted {
-                            interaction: answered_by(ia("a", 1), "me"),
-                        },
-                    },
-                ],
-            ),
-            list: "a:answered",
-            effects: with(seeded_effects(), vec![open(Some("10"))]),
-            counts: Some((0, 0, 0)),
-            check: Some(|inbox| assert_eq!(delivery_of(inbox, "a"), Some(Delivery::Accepted))),
-            ..Row::default()
-        },
-        Row {
-            name: "queued → already answered: the winner is recorded and shown",
-            inputs: then(
-                queued_offline(),
-                vec![
-                    Input::Retry,
-                    Input::StreamOpened,
-                    answered("11", "a", "alice"),
-                    Input::AnswerSending { id: "a".into() },
-                    Input::AnswerVerdict {
-                        id: "a".into(),
-                        verdict: Verdict::AlreadyAnswered {
-                            winner: answered_by(ia("a", 1), "alice"),
-                        },
-                    },
-                ],
-            ),
-            list: "a:answered",
-            effects: with(seeded_effects(), vec![open(Some("10"))]),
-            counts: Some((0, 0, 0)),
-            check: Some(|inbox| {
+        queued_offline("queued → sending → accepted")
+            .then(vec![Input::Retry, Input::StreamOpened])
+            .then(sent("a", accepted("a", "me")))
+            .list("a:answered")
+            .asks(vec![open(Some("10"))])
+            .counts(0, 0, 0)
+            .check(|inbox| assert_eq!(delivery_of(inbox, "a"), Some(Delivery::Accepted))),
+        queued_offline("queued → already answered: the winner is recorded and shown")
+            .then(vec![
+                Input::Retry,
+                Input::StreamOpened,
+                answered("11", "a", "alice"),
+            ])
+            .then(sent("a", beaten("a", "alice")))
+            .list("a:answered")
+            .asks(vec![open(Some("10"))])
+            .counts(0, 0, 0)
+            .check(|inbox| {
                 let a = inbox.card("a").unwrap();
                 let Some(Delivery::Rejected {
                     code,
@@ -848,174 +779,104 @@ fn answers_and_their_delivery() {
                 assert_eq!(winner.unwrap().answered_by, "alice");
                 assert_eq!(a.interaction.answer.unwrap().answered_by, "alice");
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "queued → gone: the question expired meanwhile",
-            inputs: then(
-                queued_offline(),
-                vec![
-                    Input::AnswerSending { id: "a".into() },
-                    Input::AnswerVerdict {
-                        id: "a".into(),
-                        verdict: Verdict::Gone,
-                    },
-                ],
-            ),
-            list: "a:expired",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 0)),
-            check: Some(|inbox| {
+        queued_offline("queued → gone: the question expired meanwhile")
+            .then(sent("a", Verdict::Gone))
+            .list("a:expired")
+            .counts(0, 0, 0)
+            .check(|inbox| {
                 let Some(Delivery::Rejected { code, winner, .. }) = delivery_of(inbox, "a") else {
                     panic!("not rejected");
                 };
                 assert_eq!(code, ErrorCode::NotFound);
                 assert_eq!(winner, None);
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "an invalid answer is refused and the card stays open for another try",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![
-                    Input::DeclineQueued {
-                        id: "a".into(),
-                        reason: Some("not now".into()),
-                    },
-                    Input::AnswerSending { id: "a".into() },
-                    Input::AnswerVerdict {
-                        id: "a".into(),
-                        verdict: Verdict::Rejected {
-                            code: ErrorCode::InvalidAnswer,
-                            message: "expected a boolean".into(),
-                        },
-                    },
-                ],
-            ),
-            list: "a:pending",
-            effects: seeded_effects(),
-            counts: Some((1, 0, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "a verdict on an answer queued in an earlier run brings its card back",
-            inputs: then(
-                seeded(vec![]),
-                vec![Input::AnswerVerdict {
-                    id: "earlier".into(),
-                    verdict: Verdict::Accepted {
-                        interaction: answered_by(ia("earlier", 1), "me"),
-                    },
-                }],
-            ),
-            list: "earlier:answered",
-            effects: seeded_effects(),
-            counts: Some((0, 0, 0)),
-            last_batch: Some("earlier"),
-            check: Some(|inbox| {
+        Row::seeded(
+            "an invalid answer is refused and the card stays open for another try",
+            vec![ia("a", 1)],
+        )
+        .then(vec![Input::DeclineQueued {
+            id: "a".into(),
+            reason: Some("not now".into()),
+        }])
+        .then(sent(
+            "a",
+            Verdict::Rejected {
+                code: ErrorCode::InvalidAnswer,
+                message: "expected a boolean".into(),
+            },
+        ))
+        .list("a:pending")
+        .counts(1, 0, 0),
+        Row::online("a verdict on an answer queued in an earlier run brings its card back")
+            .then(vec![verdict_on("earlier", accepted("earlier", "me"))])
+            .list("earlier:answered")
+            .counts(0, 0, 0)
+            .last_batch("earlier")
+            .check(|inbox| {
                 let card = inbox.card("earlier").unwrap();
                 assert_eq!(card.delivery, Some(Delivery::Accepted));
                 assert!(!card.unread, "a resolved card is not unread");
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "…and when somebody else was first, the winner shows on it",
-            inputs: then(
-                seeded(vec![]),
-                vec![Input::AnswerVerdict {
-                    id: "earlier".into(),
-                    verdict: Verdict::AlreadyAnswered {
-                        winner: answered_by(ia("earlier", 1), "alice"),
-                    },
-                }],
-            ),
-            list: "earlier:answered",
-            effects: seeded_effects(),
-            check: Some(|inbox| match &inbox.card("earlier").unwrap().delivery {
+        Row::online("…and when somebody else was first, the winner shows on it")
+            .then(vec![verdict_on("earlier", beaten("earlier", "alice"))])
+            .list("earlier:answered")
+            .check(|inbox| match &inbox.card("earlier").unwrap().delivery {
                 Some(Delivery::Rejected { code, winner, .. }) => {
                     assert_eq!(*code, ErrorCode::AlreadyAnswered);
                     assert_eq!(winner.as_ref().unwrap().answered_by, "alice");
                 }
                 other => panic!("expected the winner on the card, got {other:?}"),
             }),
-            ..Row::default()
-        },
-        Row {
-            name: "a verdict without a body for a card that is not there changes nothing",
-            inputs: then(
-                seeded(vec![]),
-                vec![Input::AnswerVerdict {
-                    id: "ghost".into(),
-                    verdict: Verdict::Gone,
-                }],
-            ),
-            list: "",
-            effects: seeded_effects(),
-            last_batch: Some(""),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+        Row::online("a verdict without a body for a card that is not there changes nothing")
+            .then(vec![verdict_on("ghost", Verdict::Gone)])
+            .list("")
+            .last_batch(""),
+    ]);
 }
 
 #[test]
 fn ordering_and_unread() {
-    let rows = vec![
-        Row {
-            name: "a late arrival slots into its place; open cards first, newest first",
-            inputs: then(
-                seeded(vec![ia("c", 3), ia("a", 1)]),
-                vec![
-                    add("11", ia("b", 2)),
-                    answered("12", "c", "alice"),
-                    add("13", ia("z", 0)),
-                ],
-            ),
-            list: "b:pending a:pending z:pending c:answered",
-            effects: with(seeded_effects(), vec![notify("b"), notify("z")]),
-            ..Row::default()
-        },
-        Row {
-            name: "equal created_at: the greater id first, whatever the arrival order",
-            inputs: then(
-                seeded(vec![ia("m", 1)]),
-                vec![add("11", ia("z", 1)), add("12", ia("a", 1))],
-            ),
-            list: "z:pending m:pending a:pending",
-            effects: with(seeded_effects(), vec![notify("z"), notify("a")]),
-            ..Row::default()
-        },
-        Row {
-            name: "unread: seeded and live cards are unread; read, resolve and mark all clear it",
-            inputs: then(
-                seeded(vec![ia("b", 2), ia("a", 1)]),
-                vec![
-                    add("11", ia("c", 3)),
-                    Input::MarkRead { id: "a".into() },
-                    Input::MarkRead { id: "a".into() },
-                    answered("12", "b", "alice"),
-                ],
-            ),
-            list: "c:pending a:pending b:answered",
-            effects: with(seeded_effects(), vec![notify("c")]),
-            counts: Some((2, 1, 0)),
-            ..Row::default()
-        },
-        Row {
-            name: "mark all read withdraws live notifications",
-            inputs: then(
-                seeded(vec![ia("a", 1)]),
-                vec![add("11", ia("c", 3)), Input::MarkAllRead],
-            ),
-            list: "c:pending a:pending",
-            effects: with(seeded_effects(), vec![notify("c"), withdraw("c")]),
-            counts: Some((2, 0, 0)),
-            ..Row::default()
-        },
-    ];
-    rows.into_iter().for_each(run);
+    run(vec![
+        Row::seeded(
+            "a late arrival slots into its place; open cards first, newest first",
+            vec![ia("c", 3), ia("a", 1)],
+        )
+        .then(vec![
+            add("11", ia("b", 2)),
+            answered("12", "c", "alice"),
+            add("13", ia("z", 0)),
+        ])
+        .list("b:pending a:pending z:pending c:answered")
+        .asks(vec![notify("b"), notify("z")]),
+        Row::seeded(
+            "equal created_at: the greater id first, whatever the arrival order",
+            vec![ia("m", 1)],
+        )
+        .then(vec![add("11", ia("z", 1)), add("12", ia("a", 1))])
+        .list("z:pending m:pending a:pending")
+        .asks(vec![notify("z"), notify("a")]),
+        Row::seeded(
+            "unread: seeded and live cards are unread; read, resolve and mark all clear it",
+            vec![ia("b", 2), ia("a", 1)],
+        )
+        .then(vec![
+            add("11", ia("c", 3)),
+            Input::MarkRead { id: "a".into() },
+            Input::MarkRead { id: "a".into() },
+            answered("12", "b", "alice"),
+        ])
+        .list("c:pending a:pending b:answered")
+        .asks(vec![notify("c")])
+        .counts(2, 1, 0),
+        Row::seeded(
+            "mark all read withdraws live notifications",
+            vec![ia("a", 1)],
+        )
+        .then(vec![add("11", ia("c", 3)), Input::MarkAllRead])
+        .list("c:pending a:pending")
+        .asks(vec![notify("c"), withdraw("c")])
+        .counts(2, 0, 0),
+    ]);
 }
 
 #[test]

@@ -50,6 +50,47 @@ struct Row {
     check: Option<fn(&Session, &Run)>,
 }
 
+impl Row {
+    /// A row of `steps` from a session just made.
+    fn new(name: &'static str, steps: Vec<(u64, Step)>) -> Row {
+        Row {
+            name,
+            steps,
+            ..Row::default()
+        }
+    }
+
+    /// A row that goes `online()` first, then takes `steps`.
+    fn online(name: &'static str, steps: Vec<(u64, Step)>) -> Row {
+        Row::new(name, then(online(), steps))
+    }
+
+    fn saved(self, position: &'static str) -> Row {
+        Row {
+            saved: Some(position),
+            ..self
+        }
+    }
+
+    fn failing_disk(self) -> Row {
+        Row {
+            failing_disk: true,
+            ..self
+        }
+    }
+
+    fn work(self, work: &'static str) -> Row {
+        Row { work, ..self }
+    }
+
+    fn check(self, check: fn(&Session, &Run)) -> Row {
+        Row {
+            check: Some(check),
+            ..self
+        }
+    }
+}
+
 /// A step that feeds `input` as it is.
 fn input(input: Input) -> Step {
     Step::Input(Box::new(input))
@@ -106,9 +147,11 @@ fn wall(ms: u64, jump: chrono::Duration) -> DateTime<Utc> {
 }
 
 /// Every row is run with several seeds: what it asserts holds whatever the jitter draws.
-fn run(row: Row) {
-    for seed in 0..12 {
-        run_seeded(&row, seed);
+fn run(rows: Vec<Row>) {
+    for row in rows {
+        for seed in 0..12 {
+            run_seeded(&row, seed);
+        }
     }
 }
 
@@ -214,6 +257,17 @@ fn then(mut first: Vec<(u64, Step)>, more: Vec<(u64, Step)>) -> Vec<(u64, Step)>
     first
 }
 
+/// `failure` at `first`, then again each time a timeout fires at one of `retries`: a failure
+/// that persists through its retries.
+fn failing(failure: Step, first: u64, retries: &[u64]) -> Vec<(u64, Step)> {
+    let mut steps = vec![(first, failure.clone())];
+    for &at in retries {
+        steps.push((at, Step::Timeout));
+        steps.push((at, failure.clone()));
+    }
+    steps
+}
+
 /// The words of `online()`: page 1, the stream, and the outbox tried once it is open.
 const ONLINE: &str = "page(-) open(10) deliver";
 
@@ -223,402 +277,302 @@ fn retry_ms(session: &Session, run: &Run) -> Option<u64> {
 
 #[test]
 fn reconnect_backoff() {
-    let rows = vec![
-        Row {
-            name: "a dropped stream is retried within the first ceiling; the status says when",
-            steps: then(online(), vec![(100, Step::Closed(false))]),
-            work: ONLINE,
-            check: Some(|session, run| {
-                let retry = retry_ms(session, run).expect("a retry is armed");
-                assert!((100..=600).contains(&retry), "{retry}");
-                let (at, told) = session.timers.retry.unwrap();
-                assert_eq!(told, wall(run.ms(at), chrono::Duration::zero()));
-                assert_eq!(
-                    *session.inbox().status(),
-                    ConnectionStatus::reconnecting(told, 1)
-                );
-                assert!(session.poll_timeout().unwrap() <= at);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "when the retry is due the stream is opened again from its position",
-            steps: then(
-                online(),
-                vec![(100, Step::Closed(false)), (700, Step::Timeout)],
-            ),
-            work: "page(-) open(10) deliver open(10) publish",
-            check: Some(|session, run| {
-                assert_eq!(retry_ms(session, run), None);
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "pages and stream failing together share one promised retry",
-            steps: then(
-                online(),
-                vec![
-                    (50, input(reset("11"))),
-                    (100, Step::Closed(false)),
-                    (110, Step::PageFailed(None, false)),
-                ],
-            ),
-            work: "page(-) open(10) deliver page(-)",
-            check: Some(|session, _| {
-                assert_eq!(session.reconnect.attempt(), 1, "one delay drawn");
-                let (_, told) = session.timers.retry.unwrap();
-                assert_eq!(
-                    *session.inbox().status(),
-                    ConnectionStatus::reconnecting(told, 2)
-                );
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "each failure doubles the ceiling; the stream opening starts it over",
-            steps: then(
-                online(),
-                vec![
-                    (0, Step::Closed(false)),
-                    (600, Step::Timeout),
-                    (600, Step::Closed(false)),
-                    (1700, Step::Timeout),
-                    (1700, Step::Closed(false)),
-                ],
-            ),
-            work: "page(-) open(10) deliver open(10) publish open(10) save(10) publish",
-            check: Some(|session, run| {
-                assert_eq!(session.reconnect.attempt(), 3);
-                assert_eq!(session.reconnect.ceiling(), Duration::from_millis(4000));
-                let retry = retry_ms(session, run).unwrap();
-                assert!((1700..=3700).contains(&retry), "third delay ≤ 2 s: {retry}");
-                let mut again = session.clone();
-                let t = run.t0 + Duration::from_millis(run.last + 5000);
-                again.stream_opened(Moment {
-                    at: t,
-                    wall: wall(run.last + 5000, chrono::Duration::zero()),
-                });
-                assert_eq!(again.reconnect.attempt(), 0);
-                assert_eq!(again.timers.retry, None);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "the server's retry: hint becomes the base of the delay",
-            steps: then(
-                online(),
-                vec![(0, Step::ServerRetry(5000)), (100, Step::Closed(false))],
-            ),
-            work: ONLINE,
-            check: Some(|session, run| {
-                let retry = retry_ms(session, run).unwrap();
-                assert!((100..=5100).contains(&retry), "{retry}");
-                assert_eq!(session.reconnect.ceiling(), Duration::from_secs(10));
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a refused token arms no retry: nothing is tried, however long we wait",
-            steps: then(
-                online(),
-                vec![(100, Step::Closed(true)), (120_000, Step::Timeout)],
-            ),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, run| {
-                assert_eq!(retry_ms(session, run), None);
-                assert_eq!(*session.inbox().status(), ConnectionStatus::SignedOut);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a refusal on another request closes the stream; signing in syncs again",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::Closed(false)),
-                    (200, Step::FetchFailed("a", true)),
-                    (300, Step::SignedIn),
-                ],
-            ),
-            work: "page(-) open(10) deliver close page(-) open(10)",
-            check: Some(|session, run| {
-                assert_eq!(retry_ms(session, run), None, "the promised retry is void");
-                assert_eq!(session.reconnect.attempt(), 0);
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "offline: the stream is closed and nothing tried until the network is back",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::Closed(false)),
-                    (150, Step::Network(false)),
-                    (150, Step::Network(false)),
-                    (60_000, Step::Timeout),
-                    (60_100, Step::Network(true)),
-                ],
-            ),
-            work: "page(-) open(10) deliver close save(10) publish open(10)",
-            check: Some(|session, run| {
-                assert_eq!(retry_ms(session, run), None);
-                assert!(session.network_up());
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a failure while offline says offline and promises no retry",
-            steps: then(
-                online(),
-                vec![(100, Step::Network(false)), (200, Step::Closed(false))],
-            ),
-            work: "page(-) open(10) deliver close",
-            check: Some(|session, run| {
-                assert_eq!(retry_ms(session, run), None);
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Offline);
-                assert!(!session.can_send());
-            }),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+    run(vec![
+        Row::online(
+            "a dropped stream is retried within the first ceiling; the status says when",
+            vec![(100, Step::Closed(false))],
+        )
+        .work(ONLINE)
+        .check(|session, run| {
+            let retry = retry_ms(session, run).expect("a retry is armed");
+            assert!((100..=600).contains(&retry), "{retry}");
+            let (at, told) = session.timers.retry.unwrap();
+            assert_eq!(told, wall(run.ms(at), chrono::Duration::zero()));
+            assert_eq!(
+                *session.inbox().status(),
+                ConnectionStatus::reconnecting(told, 1)
+            );
+            assert!(session.poll_timeout().unwrap() <= at);
+        }),
+        Row::online(
+            "when the retry is due the stream is opened again from its position",
+            vec![(100, Step::Closed(false)), (700, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver open(10) publish")
+        .check(|session, run| {
+            assert_eq!(retry_ms(session, run), None);
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
+        }),
+        Row::online(
+            "pages and stream failing together share one promised retry",
+            vec![
+                (50, input(reset("11"))),
+                (100, Step::Closed(false)),
+                (110, Step::PageFailed(None, false)),
+            ],
+        )
+        .work("page(-) open(10) deliver page(-)")
+        .check(|session, _| {
+            assert_eq!(session.reconnect.attempt(), 1, "one delay drawn");
+            let (_, told) = session.timers.retry.unwrap();
+            assert_eq!(
+                *session.inbox().status(),
+                ConnectionStatus::reconnecting(told, 2)
+            );
+        }),
+        Row::online(
+            "each failure doubles the ceiling; the stream opening starts it over",
+            failing(Step::Closed(false), 0, &[600, 1700]),
+        )
+        .work("page(-) open(10) deliver open(10) publish open(10) save(10) publish")
+        .check(|session, run| {
+            assert_eq!(session.reconnect.attempt(), 3);
+            assert_eq!(session.reconnect.ceiling(), Duration::from_millis(4000));
+            let retry = retry_ms(session, run).unwrap();
+            assert!((1700..=3700).contains(&retry), "third delay ≤ 2 s: {retry}");
+            let mut again = session.clone();
+            let t = run.t0 + Duration::from_millis(run.last + 5000);
+            again.stream_opened(Moment {
+                at: t,
+                wall: wall(run.last + 5000, chrono::Duration::zero()),
+            });
+            assert_eq!(again.reconnect.attempt(), 0);
+            assert_eq!(again.timers.retry, None);
+        }),
+        Row::online(
+            "the server's retry: hint becomes the base of the delay",
+            vec![(0, Step::ServerRetry(5000)), (100, Step::Closed(false))],
+        )
+        .work(ONLINE)
+        .check(|session, run| {
+            let retry = retry_ms(session, run).unwrap();
+            assert!((100..=5100).contains(&retry), "{retry}");
+            assert_eq!(session.reconnect.ceiling(), Duration::from_secs(10));
+        }),
+        Row::online(
+            "a refused token arms no retry: nothing is tried, however long we wait",
+            vec![(100, Step::Closed(true)), (120_000, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, run| {
+            assert_eq!(retry_ms(session, run), None);
+            assert_eq!(*session.inbox().status(), ConnectionStatus::SignedOut);
+        }),
+        Row::online(
+            "a refusal on another request closes the stream; signing in syncs again",
+            vec![
+                (100, Step::Closed(false)),
+                (200, Step::FetchFailed("a", true)),
+                (300, Step::SignedIn),
+            ],
+        )
+        .work("page(-) open(10) deliver close page(-) open(10)")
+        .check(|session, run| {
+            assert_eq!(retry_ms(session, run), None, "the promised retry is void");
+            assert_eq!(session.reconnect.attempt(), 0);
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
+        }),
+        Row::online(
+            "offline: the stream is closed and nothing tried until the network is back",
+            vec![
+                (100, Step::Closed(false)),
+                (150, Step::Network(false)),
+                (150, Step::Network(false)),
+                (60_000, Step::Timeout),
+                (60_100, Step::Network(true)),
+            ],
+        )
+        .work("page(-) open(10) deliver close save(10) publish open(10)")
+        .check(|session, run| {
+            assert_eq!(retry_ms(session, run), None);
+            assert!(session.network_up());
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
+        }),
+        Row::online(
+            "a failure while offline says offline and promises no retry",
+            vec![(100, Step::Network(false)), (200, Step::Closed(false))],
+        )
+        .work("page(-) open(10) deliver close")
+        .check(|session, run| {
+            assert_eq!(retry_ms(session, run), None);
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Offline);
+            assert!(!session.can_send());
+        }),
+    ]);
 }
 
 #[test]
 fn stream_silence() {
-    let rows = vec![
-        Row {
-            name: "a stream silent for the keepalive timeout is dropped and retried",
-            steps: then(
-                online(),
-                vec![(45_000, Step::Timeout), (45_600, Step::Timeout)],
-            ),
-            work: "page(-) open(10) deliver close save(10) publish open(10)",
-            check: Some(|session, run| {
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
-                let silence = run.ms(session.timers.silence.expect("the new stream is timed"));
-                assert_eq!(silence, 90_600);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "every frame or keepalive moves the deadline",
-            steps: then(
-                online(),
-                vec![
-                    (30_000, Step::Alive),
-                    (45_000, Step::Timeout),
-                    (70_000, Step::Alive),
-                    (100_000, Step::Timeout),
-                ],
-            ),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, run| {
-                assert_eq!(*session.inbox().status(), ConnectionStatus::Online);
-                assert_eq!(run.ms(session.timers.silence.unwrap()), 115_000);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "connecting is timed too: a stream that never opens is dropped",
-            steps: vec![
+    run(vec![
+        Row::online(
+            "a stream silent for the keepalive timeout is dropped and retried",
+            vec![(45_000, Step::Timeout), (45_600, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver close save(10) publish open(10)")
+        .check(|session, run| {
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
+            let silence = run.ms(session.timers.silence.expect("the new stream is timed"));
+            assert_eq!(silence, 90_600);
+        }),
+        Row::online(
+            "every frame or keepalive moves the deadline",
+            vec![
+                (30_000, Step::Alive),
+                (45_000, Step::Timeout),
+                (70_000, Step::Alive),
+                (100_000, Step::Timeout),
+            ],
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, run| {
+            assert_eq!(*session.inbox().status(), ConnectionStatus::Online);
+            assert_eq!(run.ms(session.timers.silence.unwrap()), 115_000);
+        }),
+        Row::new(
+            "connecting is timed too: a stream that never opens is dropped",
+            vec![
                 (0, Step::Start),
                 (0, input(loaded(None, page(vec![], None, "10")))),
                 (45_000, Step::Timeout),
             ],
-            work: "page(-) open(10) close save(10) publish",
-            check: Some(|session, run| {
-                let (_, told) = session.timers.retry.expect("a retry is armed");
-                assert_eq!(
-                    *session.inbox().status(),
-                    ConnectionStatus::reconnecting(told, 1)
-                );
-                assert_eq!(retry_ms(session, run).map(|at| at >= 45_000), Some(true));
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a stream that ended, or was closed offline, is not timed",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::Closed(false)),
-                    (200, Step::Network(false)),
-                    (50_000, Step::Alive),
-                ],
-            ),
-            work: "page(-) open(10) deliver close",
-            check: Some(|session, _| assert_eq!(session.timers.silence, None)),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+        )
+        .work("page(-) open(10) close save(10) publish")
+        .check(|session, run| {
+            let (_, told) = session.timers.retry.expect("a retry is armed");
+            assert_eq!(
+                *session.inbox().status(),
+                ConnectionStatus::reconnecting(told, 1)
+            );
+            assert_eq!(retry_ms(session, run).map(|at| at >= 45_000), Some(true));
+        }),
+        Row::online(
+            "a stream that ended, or was closed offline, is not timed",
+            vec![
+                (100, Step::Closed(false)),
+                (200, Step::Network(false)),
+                (50_000, Step::Alive),
+            ],
+        )
+        .work("page(-) open(10) deliver close")
+        .check(|session, _| assert_eq!(session.timers.silence, None)),
+    ]);
 }
 
 #[test]
 fn outbox_retry() {
-    let rows = vec![
-        Row {
-            name: "a send that did not get through pauses the outbox until its backoff ends",
-            steps: then(online(), vec![(100, Step::OutboxFailed)]),
-            work: ONLINE,
-            check: Some(|session, run| {
-                assert!(session.outbox_paused());
-                assert!(session.can_send(), "a new answer may still go at once");
-                let at = run.ms(session.timers.outbox.unwrap());
-                assert!((100..=600).contains(&at), "{at}");
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "when the backoff ends the outbox is tried",
-            steps: then(
-                online(),
-                vec![(100, Step::OutboxFailed), (700, Step::Timeout)],
-            ),
-            work: "page(-) open(10) deliver deliver publish",
-            check: Some(|session, _| assert!(!session.outbox_paused())),
-            ..Row::default()
-        },
-        Row {
-            name: "each failure doubles the ceiling; a verdict starts it over",
-            steps: then(
-                online(),
+    run(vec![
+        Row::online(
+            "a send that did not get through pauses the outbox until its backoff ends",
+            vec![(100, Step::OutboxFailed)],
+        )
+        .work(ONLINE)
+        .check(|session, run| {
+            assert!(session.outbox_paused());
+            assert!(session.can_send(), "a new answer may still go at once");
+            let at = run.ms(session.timers.outbox.unwrap());
+            assert!((100..=600).contains(&at), "{at}");
+        }),
+        Row::online(
+            "when the backoff ends the outbox is tried",
+            vec![(100, Step::OutboxFailed), (700, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver deliver publish")
+        .check(|session, _| assert!(!session.outbox_paused())),
+        Row::online(
+            "each failure doubles the ceiling; a verdict starts it over",
+            failing(Step::OutboxFailed, 100, &[700, 1800]),
+        )
+        .work("page(-) open(10) deliver deliver publish deliver save(10)")
+        .check(|session, run| {
+            assert_eq!(session.outbox_backoff.attempt(), 3);
+            let at = run.ms(session.timers.outbox.unwrap());
+            assert!((1800..=3800).contains(&at), "{at}");
+            let mut again = session.clone();
+            again.outbox_delivered();
+            assert_eq!(again.outbox_backoff.attempt(), 0);
+        }),
+        Row::online(
+            "after a verdict the next failure backs off from the base again",
+            then(
+                failing(Step::OutboxFailed, 100, &[700]),
                 vec![
-                    (100, Step::OutboxFailed),
-                    (700, Step::Timeout),
-                    (700, Step::OutboxFailed),
-                    (1800, Step::Timeout),
-                    (1800, Step::OutboxFailed),
-                ],
-            ),
-            work: "page(-) open(10) deliver deliver publish deliver save(10)",
-            check: Some(|session, run| {
-                assert_eq!(session.outbox_backoff.attempt(), 3);
-                let at = run.ms(session.timers.outbox.unwrap());
-                assert!((1800..=3800).contains(&at), "{at}");
-                let mut again = session.clone();
-                again.outbox_delivered();
-                assert_eq!(again.outbox_backoff.attempt(), 0);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "after a verdict the next failure backs off from the base again",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::OutboxFailed),
-                    (700, Step::Timeout),
-                    (700, Step::OutboxFailed),
                     (1800, Step::Timeout),
                     (1800, Step::OutboxDelivered),
                     (2000, Step::OutboxFailed),
                 ],
             ),
-            work: "page(-) open(10) deliver deliver publish deliver save(10)",
-            check: Some(|session, run| {
-                assert_eq!(session.outbox_backoff.attempt(), 1);
-                let at = run.ms(session.timers.outbox.unwrap());
-                assert!((2000..=2500).contains(&at), "{at}");
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "the stream opening tries the outbox at once, backoff or not",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::OutboxFailed),
-                    (100, Step::Closed(false)),
-                    (150, Step::Network(false)),
-                    (200, Step::Network(true)),
-                    (250, Step::Opened),
-                ],
-            ),
-            work: "page(-) open(10) deliver close open(10) deliver",
-            check: Some(|session, _| {
-                assert!(!session.outbox_paused());
-                assert!(session.can_send());
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "nothing is sent while a refetch runs: a verdict lands on a current list",
-            steps: then(online(), vec![(100, input(Input::Refresh))]),
-            work: "page(-) open(10) deliver page(-)",
-            check: Some(|session, _| assert!(!session.can_send())),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+        )
+        .work("page(-) open(10) deliver deliver publish deliver save(10)")
+        .check(|session, run| {
+            assert_eq!(session.outbox_backoff.attempt(), 1);
+            let at = run.ms(session.timers.outbox.unwrap());
+            assert!((2000..=2500).contains(&at), "{at}");
+        }),
+        Row::online(
+            "the stream opening tries the outbox at once, backoff or not",
+            vec![
+                (100, Step::OutboxFailed),
+                (100, Step::Closed(false)),
+                (150, Step::Network(false)),
+                (200, Step::Network(true)),
+                (250, Step::Opened),
+            ],
+        )
+        .work("page(-) open(10) deliver close open(10) deliver")
+        .check(|session, _| {
+            assert!(!session.outbox_paused());
+            assert!(session.can_send());
+        }),
+        Row::online(
+            "nothing is sent while a refetch runs: a verdict lands on a current list",
+            vec![(100, input(Input::Refresh))],
+        )
+        .work("page(-) open(10) deliver page(-)")
+        .check(|session, _| assert!(!session.can_send())),
+    ]);
 }
 
 #[test]
 fn card_fetch_retry() {
-    let rows = vec![
-        Row {
-            name: "a failed fetch is asked again after its backoff (from 1 s)",
-            steps: then(
-                online(),
-                vec![(100, Step::FetchFailed("a", false)), (1200, Step::Timeout)],
-            ),
-            work: "page(-) open(10) deliver get(a) save(10) publish",
-            check: Some(|session, _| assert_eq!(session.timers.fetch, None)),
-            ..Row::default()
-        },
-        Row {
-            name: "failures share one timer; every card is asked again when it fires",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::FetchFailed("b", false)),
-                    (200, Step::FetchFailed("a", false)),
-                ],
-            ),
-            work: ONLINE,
-            check: Some(|session, run| {
-                assert_eq!(session.fetch_backoff.attempt(), 1);
-                let at = run.ms(session.timers.fetch.unwrap());
-                assert!((100..=1100).contains(&at), "{at}");
-                let mut again = session.clone();
-                again.handle_timeout(Moment {
-                    at: run.t0 + Duration::from_millis(1100),
-                    wall: wall(1100, chrono::Duration::zero()),
-                });
-                assert_eq!(words(&mut again), "get(a) get(b) save(10) publish");
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "the stream opening asks at once",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::FetchFailed("a", false)),
-                    (100, Step::Closed(false)),
-                    (150, Step::Network(false)),
-                    (200, Step::Network(true)),
-                    (250, Step::Opened),
-                ],
-            ),
-            work: "page(-) open(10) deliver close open(10) deliver get(a)",
-            check: Some(|session, _| assert_eq!(session.timers.fetch, None)),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+    run(vec![
+        Row::online(
+            "a failed fetch is asked again after its backoff (from 1 s)",
+            vec![(100, Step::FetchFailed("a", false)), (1200, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver get(a) save(10) publish")
+        .check(|session, _| assert_eq!(session.timers.fetch, None)),
+        Row::online(
+            "failures share one timer; every card is asked again when it fires",
+            vec![
+                (100, Step::FetchFailed("b", false)),
+                (200, Step::FetchFailed("a", false)),
+            ],
+        )
+        .work(ONLINE)
+        .check(|session, run| {
+            assert_eq!(session.fetch_backoff.attempt(), 1);
+            let at = run.ms(session.timers.fetch.unwrap());
+            assert!((100..=1100).contains(&at), "{at}");
+            let mut again = session.clone();
+            again.handle_timeout(Moment {
+                at: run.t0 + Duration::from_millis(1100),
+                wall: wall(1100, chrono::Duration::zero()),
+            });
+            assert_eq!(words(&mut again), "get(a) get(b) save(10) publish");
+        }),
+        Row::online(
+            "the stream opening asks at once",
+            vec![
+                (100, Step::FetchFailed("a", false)),
+                (100, Step::Closed(false)),
+                (150, Step::Network(false)),
+                (200, Step::Network(true)),
+                (250, Step::Opened),
+            ],
+        )
+        .work("page(-) open(10) deliver close open(10) deliver get(a)")
+        .check(|session, _| assert_eq!(session.timers.fetch, None)),
+    ]);
 }
 
 fn shown(session: &Session, id: &str) -> Status {
@@ -627,59 +581,56 @@ fn shown(session: &Session, id: &str) -> Status {
 
 #[test]
 fn card_deadlines() {
-    let rows = vec![
-        Row {
-            name: "a card's deadline is a timeout on the monotonic clock",
-            steps: online_with(vec![expiring(ia("a", 0), 1)]),
-            work: ONLINE,
-            check: Some(|session, run| {
-                assert_eq!(run.ms(session.instant_of(at(1))), 60_000);
-                // The clock check (5 s) comes first; with it fired, the deadline is next.
-                let mut later = session.clone();
-                for s in [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55] {
-                    let now = Moment {
-                        at: run.t0 + Duration::from_secs(s),
-                        wall: wall(s * 1000, chrono::Duration::zero()),
-                    };
-                    later.stream_alive(now);
-                    later.handle_timeout(now);
-                    assert_eq!(
-                        words(&mut later),
-                        if s == 5 { "save(10) publish" } else { "" }
-                    );
-                }
-                assert_eq!(run.ms(later.poll_timeout().unwrap()), 60_000);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "when the deadline passes the card shows expired",
-            steps: then(
+    run(vec![
+        Row::new(
+            "a card's deadline is a timeout on the monotonic clock",
+            online_with(vec![expiring(ia("a", 0), 1)]),
+        )
+        .work(ONLINE)
+        .check(|session, run| {
+            assert_eq!(run.ms(session.instant_of(at(1))), 60_000);
+            // The clock check (5 s) comes first; with it fired, the deadline is next.
+            let mut later = session.clone();
+            for s in [5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55] {
+                let now = Moment {
+                    at: run.t0 + Duration::from_secs(s),
+                    wall: wall(s * 1000, chrono::Duration::zero()),
+                };
+                later.stream_alive(now);
+                later.handle_timeout(now);
+                assert_eq!(
+                    words(&mut later),
+                    if s == 5 { "save(10) publish" } else { "" }
+                );
+            }
+            assert_eq!(run.ms(later.poll_timeout().unwrap()), 60_000);
+        }),
+        Row::new(
+            "when the deadline passes the card shows expired",
+            then(
                 online_with(vec![expiring(ia("a", 0), 1)]),
                 vec![(30_000, Step::Alive), (60_000, Step::Timeout)],
             ),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, run| {
-                assert_eq!(shown(session, "a"), Status::Expired);
-                assert_eq!(session.inbox().next_deadline(), None);
-                let batch = run.batches.last().unwrap();
-                assert_eq!(batch.counts.pending, 0, "the batch carries the new counts");
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "a wall clock set forwards is seen at the next clock check",
-            steps: then(
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, run| {
+            assert_eq!(shown(session, "a"), Status::Expired);
+            assert_eq!(session.inbox().next_deadline(), None);
+            let batch = run.batches.last().unwrap();
+            assert_eq!(batch.counts.pending, 0, "the batch carries the new counts");
+        }),
+        Row::new(
+            "a wall clock set forwards is seen at the next clock check",
+            then(
                 online_with(vec![expiring(ia("a", 0), 10)]),
                 vec![(1000, Step::Jump(30)), (5000, Step::Timeout)],
             ),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, _| assert_eq!(shown(session, "a"), Status::Expired)),
-            ..Row::default()
-        },
-        Row {
-            name: "a wall clock set back reopens the card at the next clock check",
-            steps: then(
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, _| assert_eq!(shown(session, "a"), Status::Expired)),
+        Row::new(
+            "a wall clock set back reopens the card at the next clock check",
+            then(
                 online_with(vec![expiring(ia("a", 0), 1)]),
                 vec![
                     (30_000, Step::Alive),
@@ -689,32 +640,27 @@ fn card_deadlines() {
                     (65_025, Step::Timeout),
                 ],
             ),
-            work: "page(-) open(10) deliver save(10) publish publish",
-            check: Some(|session, _| {
-                assert_eq!(shown(session, "a"), Status::Pending);
-                assert_eq!(session.inbox().next_deadline(), Some(at(1)));
-            }),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+        )
+        .work("page(-) open(10) deliver save(10) publish publish")
+        .check(|session, _| {
+            assert_eq!(shown(session, "a"), Status::Pending);
+            assert_eq!(session.inbox().next_deadline(), Some(at(1)));
+        }),
+    ]);
 }
 
 #[test]
 fn position_writes() {
-    let rows = vec![
-        Row {
-            name: "a new position is written a second later, once",
-            steps: then(online(), vec![(1000, Step::Timeout), (9000, Step::Timeout)]),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, _| assert_eq!(session.timers.persist, None)),
-            ..Row::default()
-        },
-        Row {
-            name: "frames within the second are written as one position",
-            steps: then(
+    run(vec![
+        Row::online(
+            "a new position is written a second later, once",
+            vec![(1000, Step::Timeout), (9000, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, _| assert_eq!(session.timers.persist, None)),
+        Row::new(
+            "frames within the second are written as one position",
+            then(
                 online_with(vec![ia("a", 0)]),
                 vec![
                     (300, input(answered("11", "a", "bo"))),
@@ -722,153 +668,109 @@ fn position_writes() {
                     (1000, Step::Timeout),
                 ],
             ),
-            work: "page(-) open(10) deliver save(12) publish",
-            ..Row::default()
-        },
-        Row {
-            name: "a write that failed is asked for again a second later",
-            failing_disk: true,
-            steps: then(
-                online(),
-                vec![
-                    (1000, Step::Timeout),
-                    (1500, Step::Timeout),
-                    (2000, Step::Timeout),
-                ],
-            ),
-            work: "page(-) open(10) deliver save(10) publish save(10)",
-            ..Row::default()
-        },
-        Row {
-            name: "a position already on disk is not written again",
-            saved: Some("10"),
-            steps: then(online(), vec![(5000, Step::Timeout)]),
-            work: "page(-) open(10) deliver publish",
-            check: Some(|session, _| assert_eq!(session.timers.persist, None)),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+        )
+        .work("page(-) open(10) deliver save(12) publish"),
+        Row::online(
+            "a write that failed is asked for again a second later",
+            vec![
+                (1000, Step::Timeout),
+                (1500, Step::Timeout),
+                (2000, Step::Timeout),
+            ],
+        )
+        .failing_disk()
+        .work("page(-) open(10) deliver save(10) publish save(10)"),
+        Row::online(
+            "a position already on disk is not written again",
+            vec![(5000, Step::Timeout)],
+        )
+        .saved("10")
+        .work("page(-) open(10) deliver publish")
+        .check(|session, _| assert_eq!(session.timers.persist, None)),
+    ]);
 }
 
 #[test]
 fn change_coalescing() {
-    let rows = vec![
-        Row {
-            name: "changes within the window are published as one batch when it ends",
-            steps: then(
-                online(),
-                vec![
-                    (50, Step::Timeout),
-                    (100, input(add("11", ia("a", 1)))),
-                    (110, input(add("12", ia("b", 2)))),
-                    (120, Step::Timeout),
-                    (125, Step::Timeout),
-                ],
-            ),
-            work: "page(-) open(10) deliver publish notify(a) notify(b) publish",
-            check: Some(|_, run| {
-                let ids: Vec<&str> = run.batches[1]
-                    .upserted
-                    .iter()
-                    .map(|c| c.interaction.id.as_str())
-                    .collect();
-                assert_eq!(ids, ["b", "a"]);
-                assert_eq!(run.batches[1].counts.pending, 2);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "the window opens with the first change after a publish",
-            steps: then(
-                online(),
-                vec![(100, Step::Timeout), (500, input(add("11", ia("a", 1))))],
-            ),
-            work: "page(-) open(10) deliver publish notify(a)",
-            check: Some(|session, run| {
-                assert_eq!(run.ms(session.timers.flush.unwrap()), 525);
-                let mut stopping = session.clone();
-                assert_eq!(stopping.take_changes().unwrap().upserted.len(), 1);
-                assert_eq!(stopping.timers.flush, None);
-            }),
-            ..Row::default()
-        },
-        Row {
-            name: "an input that changes nothing opens no window",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::Timeout),
-                    (200, input(Input::MarkRead { id: "zz".into() })),
-                ],
-            ),
-            work: "page(-) open(10) deliver publish",
-            check: Some(|session, _| assert_eq!(session.timers.flush, None)),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+    run(vec![
+        Row::online(
+            "changes within the window are published as one batch when it ends",
+            vec![
+                (50, Step::Timeout),
+                (100, input(add("11", ia("a", 1)))),
+                (110, input(add("12", ia("b", 2)))),
+                (120, Step::Timeout),
+                (125, Step::Timeout),
+            ],
+        )
+        .work("page(-) open(10) deliver publish notify(a) notify(b) publish")
+        .check(|_, run| {
+            let ids: Vec<&str> = run.batches[1]
+                .upserted
+                .iter()
+                .map(|c| c.interaction.id.as_str())
+                .collect();
+            assert_eq!(ids, ["b", "a"]);
+            assert_eq!(run.batches[1].counts.pending, 2);
+        }),
+        Row::online(
+            "the window opens with the first change after a publish",
+            vec![(100, Step::Timeout), (500, input(add("11", ia("a", 1))))],
+        )
+        .work("page(-) open(10) deliver publish notify(a)")
+        .check(|session, run| {
+            assert_eq!(run.ms(session.timers.flush.unwrap()), 525);
+            let mut stopping = session.clone();
+            assert_eq!(stopping.take_changes().unwrap().upserted.len(), 1);
+            assert_eq!(stopping.timers.flush, None);
+        }),
+        Row::online(
+            "an input that changes nothing opens no window",
+            vec![
+                (100, Step::Timeout),
+                (200, input(Input::MarkRead { id: "zz".into() })),
+            ],
+        )
+        .work("page(-) open(10) deliver publish")
+        .check(|session, _| assert_eq!(session.timers.flush, None)),
+    ]);
 }
 
 #[test]
 fn dismissal_retry() {
-    let rows = vec![
-        Row {
-            name: "a dismissal the server did not take is tried again after a backoff",
-            steps: then(
-                online(),
-                vec![(100, Step::DismissFailed("n")), (700, Step::Timeout)],
+    run(vec![
+        Row::online(
+            "a dismissal the server did not take is tried again after a backoff",
+            vec![(100, Step::DismissFailed("n")), (700, Step::Timeout)],
+        )
+        .work("page(-) open(10) deliver dismiss(n) publish"),
+        Row::online(
+            "after six tries it is given up",
+            then(
+                failing(
+                    Step::DismissFailed("n"),
+                    100,
+                    &[1_000, 3_000, 6_000, 12_000, 22_000],
+                ),
+                vec![(40_000, Step::Alive), (60_000, Step::Timeout)],
             ),
-            work: "page(-) open(10) deliver dismiss(n) publish",
-            ..Row::default()
-        },
-        Row {
-            name: "after six tries it is given up",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::DismissFailed("n")),
-                    (1_000, Step::Timeout),
-                    (1_000, Step::DismissFailed("n")),
-                    (3_000, Step::Timeout),
-                    (3_000, Step::DismissFailed("n")),
-                    (6_000, Step::Timeout),
-                    (6_000, Step::DismissFailed("n")),
-                    (12_000, Step::Timeout),
-                    (12_000, Step::DismissFailed("n")),
-                    (22_000, Step::Timeout),
-                    (22_000, Step::DismissFailed("n")),
-                    (40_000, Step::Alive),
-                    (60_000, Step::Timeout),
-                ],
-            ),
-            work: "page(-) open(10) deliver dismiss(n) save(10) publish dismiss(n) dismiss(n) \
+        )
+        .work(
+            "page(-) open(10) deliver dismiss(n) save(10) publish dismiss(n) dismiss(n) \
                    dismiss(n) dismiss(n) gave_up(n)",
-            check: Some(|session, _| assert!(session.dismissals.is_empty())),
-            ..Row::default()
-        },
-        Row {
-            name: "a dismissal taken stops its retries",
-            steps: then(
-                online(),
-                vec![
-                    (100, Step::DismissFailed("n")),
-                    (150, Step::DismissSettled("n")),
-                    (5_000, Step::Timeout),
-                ],
-            ),
-            work: "page(-) open(10) deliver save(10) publish",
-            check: Some(|session, _| assert!(session.dismissals.is_empty())),
-            ..Row::default()
-        },
-    ];
-    for row in rows {
-        run(row);
-    }
+        )
+        .check(|session, _| assert!(session.dismissals.is_empty())),
+        Row::online(
+            "a dismissal taken stops its retries",
+            vec![
+                (100, Step::DismissFailed("n")),
+                (150, Step::DismissSettled("n")),
+                (5_000, Step::Timeout),
+            ],
+        )
+        .work("page(-) open(10) deliver save(10) publish")
+        .check(|session, _| assert!(session.dismissals.is_empty())),
+    ]);
 }
 
 #[test]

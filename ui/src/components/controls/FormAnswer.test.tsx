@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { BackendError } from "../../backend/BackendError";
-import { card, interaction, releaseFormSchema } from "../../backend/demoData";
-import type { Card } from "../../backend/types";
+import { card, interaction, releaseForm, releaseFormSchema } from "../../backend/demoData";
+import type { Card, Interaction } from "../../backend/types";
 import { lastCall, pane, renderApp } from "../../test/render";
 
 function releaseCard(extra: Partial<Parameters<typeof interaction>[0]> = {}): Card {
@@ -11,26 +11,15 @@ function releaseCard(extra: Partial<Parameters<typeof interaction>[0]> = {}): Ca
     interaction({
       id: "ia_release",
       prompt: "Fill in the release form",
-      answer_format: "form",
-      asker: "release-bot",
-      schema: releaseFormSchema,
-      data: {
-        values: { count: 3 },
-        options: {
-          date: [
-            { value: "2026-12-01", label: "Monday 1 December" },
-            { value: "2026-12-02", label: "Tuesday 2 December" },
-          ],
-        },
-      },
-      pages: [
-        { title: "Basics", fields: ["count", "date", "channel"] },
-        { title: "Owner", fields: ["owner", "tags", "rollback"] },
-      ],
+      ...releaseForm,
       ...extra,
     }),
   );
 }
+
+/** Opens a form question (on the local account) as the only card. */
+const renderFormQuestion = (fields: Pick<Interaction, "id" | "prompt" | "schema"> & Partial<Interaction>) =>
+  renderApp([card("local", interaction({ answer_format: "form", ...fields }))]);
 
 const stepHeading = () => pane().getByRole("heading", { level: 3 });
 
@@ -125,17 +114,11 @@ describe("form questions", () => {
   });
 
   it("a form without pages is one step, then review", async () => {
-    const { backend, user } = await renderApp([
-      card(
-        "local",
-        interaction({
-          id: "ia_f",
-          prompt: "Small form",
-          answer_format: "form",
-          schema: { type: "object", title: "Details", properties: { ok: { type: "boolean", title: "All good" }, size: { type: "string", enum: ["s", "m"] } } },
-        }),
-      ),
-    ]);
+    const { backend, user } = await renderFormQuestion({
+      id: "ia_f",
+      prompt: "Small form",
+      schema: { type: "object", title: "Details", properties: { ok: { type: "boolean", title: "All good" }, size: { type: "string", enum: ["s", "m"] } } },
+    });
     expect(stepHeading()).toHaveTextContent("Step 1 of 1 · Details");
     await user.click(pane().getByRole("checkbox", { name: /All good/ }));
     await user.click(pane().getByRole("button", { name: "Review" }));
@@ -153,28 +136,22 @@ describe("form questions", () => {
   });
 
   it("per-page validation blocks Next at an invalid array item, and lets it pass once fixed", async () => {
-    const { backend, user } = await renderApp([
-      card(
-        "local",
-        interaction({
-          id: "ia_people",
-          prompt: "Who should hear about it?",
-          answer_format: "form",
-          schema: {
-            type: "object",
-            properties: {
-              contacts: { type: "array", title: "Contacts", items: { type: "string", title: "Contact", format: "email" } },
-              note: { type: "string", title: "Note", maxLength: 5 },
-            },
-          },
-          data: { values: { contacts: ["ada@example.com", "not-an-email"] }, options: {} },
-          pages: [
-            { title: "People", fields: ["contacts"] },
-            { title: "Notes", fields: ["note"] },
-          ],
-        }),
-      ),
-    ]);
+    const { backend, user } = await renderFormQuestion({
+      id: "ia_people",
+      prompt: "Who should hear about it?",
+      schema: {
+        type: "object",
+        properties: {
+          contacts: { type: "array", title: "Contacts", items: { type: "string", title: "Contact", format: "email" } },
+          note: { type: "string", title: "Note", maxLength: 5 },
+        },
+      },
+      data: { values: { contacts: ["ada@example.com", "not-an-email"] }, options: {} },
+      pages: [
+        { title: "People", fields: ["contacts"] },
+        { title: "Notes", fields: ["note"] },
+      ],
+    });
     const contacts = pane().getAllByRole("textbox", { name: /Contact/ });
     await user.click(pane().getByRole("button", { name: "Next" }));
     expect(stepHeading()).toHaveTextContent("Step 1 of 2 · People");
@@ -239,32 +216,26 @@ describe("form questions", () => {
   });
 
   it("a oneOf of objects opens on the option its prefilled value fits, references resolved from the root", async () => {
-    await renderApp([
-      card(
-        "local",
-        interaction({
-          id: "ia_reach",
-          prompt: "How do we reach you?",
-          answer_format: "form",
-          schema: {
-            type: "object",
-            $defs: { phone: { type: "string", pattern: "^\\+?[0-9 ]+$" } },
-            properties: {
-              reach: {
-                title: "Reach me by",
-                // The options differ only in what their one field accepts, so only validating the
-                // value (through the $ref) can tell which one it is.
-                oneOf: [
-                  { title: "Email", type: "object", properties: { to: { type: "string", format: "email", title: "Address" } }, required: ["to"] },
-                  { title: "Phone", type: "object", properties: { to: { $ref: "#/$defs/phone", title: "Phone number" } }, required: ["to"] },
-                ],
-              },
-            },
+    await renderFormQuestion({
+      id: "ia_reach",
+      prompt: "How do we reach you?",
+      schema: {
+        type: "object",
+        $defs: { phone: { type: "string", pattern: "^\\+?[0-9 ]+$" } },
+        properties: {
+          reach: {
+            title: "Reach me by",
+            // The options differ only in what their one field accepts, so only validating the
+            // value (through the $ref) can tell which one it is.
+            oneOf: [
+              { title: "Email", type: "object", properties: { to: { type: "string", format: "email", title: "Address" } }, required: ["to"] },
+              { title: "Phone", type: "object", properties: { to: { $ref: "#/$defs/phone", title: "Phone number" } }, required: ["to"] },
+            ],
           },
-          data: { values: { reach: { to: "+44 20 7946 0000" } }, options: {} },
-        }),
-      ),
-    ]);
+        },
+      },
+      data: { values: { reach: { to: "+44 20 7946 0000" } }, options: {} },
+    });
     const choice = pane().getAllByRole("combobox")[0] as HTMLSelectElement;
     expect(choice.selectedOptions[0]?.textContent).toBe("Phone");
     expect(pane().getByRole("textbox", { name: /Phone number/ })).toHaveValue("+44 20 7946 0000");

@@ -12,6 +12,7 @@ import { ErrorSummary } from "./form/ErrorSummary";
 import { fieldIdOf, focusField, inPageOrder } from "../../forms/fieldFocus";
 import { BoundedSchema } from "../../forms/boundedSchema";
 import { displayValue, errorAt, fieldPath, formSteps, isObject, pageSchema, perSendSchema, prefill, stepOfField, type JsonSchema } from "../../lib/formSchema";
+import { FormError } from "../FormError";
 
 // Every node of every form goes through the guarded field (recursion, undrawable nodes, throws).
 const FIELDS = { SchemaField: GuardedSchemaField };
@@ -135,11 +136,7 @@ export function FormAnswer({ interaction, busy, onAnswer }: Props) {
       <h3 className="step-title" aria-live="polite">
         {reviewing ? "Review your answer" : `Step ${step + 1} of ${steps.length} · ${steps[step].title}`}
       </h3>
-      {formError && (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      )}
+      <FormError message={formError} />
       {reviewing ? (
         <div className="review">
           <ReviewList bounded={bounded} steps={steps} data={answer} allKeys={wholeRoot} />

@@ -19,23 +19,22 @@ export function LazyField(props: FieldProps) {
 
   const title = (typeof schema.title === "string" && schema.title) || expanded.title || name || "item";
   const isItem = typeof fieldPathId.path[fieldPathId.path.length - 1] === "number";
+  // Opening and removing the level: off while the form is.
+  const levelButton = (className: string, label: string, onClick: () => void) => (
+    <button type="button" className={className} disabled={disabled || readonly} onClick={onClick}>
+      {label}
+    </button>
+  );
   if (!opened && formData === undefined) {
     return (
       <div className="lazy-field">
         <span className="control-label">{title}</span>
-        <button
-          type="button"
-          className="secondary lazy-add"
-          disabled={disabled || readonly}
-          onClick={() => {
-            setOpened(true);
-            // Start the value the level's type expects, so the form draws its fields.
-            if (expanded.type === "object") onChange({}, fieldPathId.path);
-            else if (expanded.type === "array") onChange([], fieldPathId.path);
-          }}
-        >
-          + Add nested {title}
-        </button>
+        {levelButton("secondary lazy-add", `+ Add nested ${title}`, () => {
+          setOpened(true);
+          // Start the value the level's type expects, so the form draws its fields.
+          if (expanded.type === "object") onChange({}, fieldPathId.path);
+          else if (expanded.type === "array") onChange([], fieldPathId.path);
+        })}
         {/* A rule on the level itself (it is required, say) shows while it is still closed. */}
         {(errorSchema?.__errors ?? []).length > 0 && (
           <ul className="error-detail">
@@ -53,19 +52,11 @@ export function LazyField(props: FieldProps) {
   return (
     <div className="lazy-field lazy-open">
       <SchemaField {...props} schema={{ ...expanded, title } as RJSFSchema} />
-      {!isItem && (
-        <button
-          type="button"
-          className="quiet lazy-remove"
-          disabled={disabled || readonly}
-          onClick={() => {
-            setOpened(false);
-            onChange(undefined, fieldPathId.path);
-          }}
-        >
-          Remove nested {title}
-        </button>
-      )}
+      {!isItem &&
+        levelButton("quiet lazy-remove", `Remove nested ${title}`, () => {
+          setOpened(false);
+          onChange(undefined, fieldPathId.path);
+        })}
     </div>
   );
 }
