@@ -24,35 +24,26 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use axum::body::Bytes;
-use futures::StreamExt;
-use inbox_server::{ServerConfig, TokenSpec};
+use inbox_server::ServerConfig;
 use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
 mod bench_args;
+#[path = "support/load.rs"]
+mod load;
 #[path = "support/redis_keys.rs"]
 mod redis_keys;
 use bench_args::scaled;
+use load::{CONCURRENCY, answer, in_parallel, ms, percentile, tokens};
 use redis_keys::remove_keys;
 
 const PARKS: usize = 1000;
 const QUESTIONS_PER_PARK: usize = 3;
-const CONCURRENCY: usize = 16;
-const REVIEWER: &str = "bench-reviewer-secret-0123456789";
-/// Several askers, so that 3,000 pending questions stay under each asker's pending limit.
-const ASKERS: [&str; 4] = [
-    "bench-asker-0-secret-0123456789",
-    "bench-asker-1-secret-0123456789",
-    "bench-asker-2-secret-0123456789",
-    "bench-asker-3-secret-0123456789",
-];
 const SECRET: &str = "whsec_YmVuY2htYXJrIHdlYmhvb2sgc2lnbmluZyBrZXk=";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let redis = ["INBOX_REDIS_URL", "INBOX_TEST_REDIS_URL"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()));
+    let redis = load::configured_redis();
     let mut rows = vec![("SQLite (embedded)", run(None).await?)];
     match redis {
         Some(url) => rows.push(("Redis 7, 1 worker", run(Some(url)).await?)),
@@ -157,7 +148,7 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
                              "mode": "async", "expiry_at": expiry});
             let created: Value = http
                 .post(format!("{base}/api/parks"))
-                .bearer_auth(ASKERS[p % ASKERS.len()])
+                .bearer_auth(load::asker_for(p))
                 .json(&json!({"asks": vec![ask; QUESTIONS_PER_PARK],
                               "continuation": {"kind": "webhook", "url": hook}}))
                 .send()
@@ -189,12 +180,7 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
         async move {
             let ids = &parks[p];
             for ia in &ids[1..] {
-                http.post(format!("{base}/api/interactions/{ia}/answer"))
-                    .bearer_auth(REVIEWER)
-                    .json(&json!({"answer": true}))
-                    .send()
-                    .await?
-                    .error_for_status()?;
+                answer(&http, &base, ia).await?;
             }
             Ok((ids[0].clone(), Instant::now()))
         }
@@ -229,38 +215,4 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
         p99: percentile(&lags, 0.99),
         max: lags.last().copied().unwrap_or_default(),
     })
-}
-
-/// Runs `job(0..n)` with at most CONCURRENCY in flight; results in index order.
-async fn in_parallel<T, F, Fut>(n: usize, job: F) -> anyhow::Result<Vec<T>>
-where
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = anyhow::Result<T>>,
-{
-    futures::stream::iter((0..n).map(job))
-        .buffered(CONCURRENCY)
-        .collect::<Vec<_>>()
-        .await
-        .into_iter()
-        .collect()
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((sorted.len() as f64) * p).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
-    let mut all = vec![format!("bench-reviewer:reviewer:{REVIEWER}").parse()?];
-    for (n, secret) in ASKERS.iter().enumerate() {
-        all.push(format!("bench-bot-{n}:asker:{secret}").parse()?);
-    }
-    Ok(all)
 }

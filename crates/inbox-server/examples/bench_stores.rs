@@ -26,29 +26,21 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use futures::StreamExt;
-use inbox_server::{RunningServer, ServerConfig, TokenSpec};
+use inbox_server::{RunningServer, ServerConfig};
 use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
 mod bench_args;
+#[path = "support/load.rs"]
+mod load;
 #[path = "support/redis_keys.rs"]
 mod redis_keys;
 use bench_args::scaled;
+use load::{CONCURRENCY, REVIEWER, answer, in_parallel, ms, percentile, tokens};
 use redis_keys::remove_keys;
-
-/// Several askers, so the throughput phase stays under each asker's pending limit (1,000).
-const ASKERS: [&str; 4] = [
-    "bench-asker-0-secret-0123456789",
-    "bench-asker-1-secret-0123456789",
-    "bench-asker-2-secret-0123456789",
-    "bench-asker-3-secret-0123456789",
-];
-const REVIEWER: &str = "bench-reviewer-secret-0123456789";
 
 /// Questions asked (then answered) in the throughput phase.
 const QUESTIONS: usize = 2000;
-/// Clients sending requests at once in the throughput phase.
-const CONCURRENCY: usize = 16;
 /// Asks timed for stream latency, and their pace.
 const PACED_ASKS: usize = 600;
 const PACED_RATE: u32 = 200;
@@ -241,24 +233,10 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
     })
 }
 
-/// Runs `job(0..n)` with at most CONCURRENCY in flight; results in index order.
-async fn in_parallel<T, F, Fut>(n: usize, job: F) -> anyhow::Result<Vec<T>>
-where
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = anyhow::Result<T>>,
-{
-    futures::stream::iter((0..n).map(job))
-        .buffered(CONCURRENCY)
-        .collect::<Vec<_>>()
-        .await
-        .into_iter()
-        .collect()
-}
-
 async fn ask(http: &reqwest::Client, base: &str, i: usize, prompt: &str) -> anyhow::Result<String> {
     let created: Value = http
         .post(format!("{base}/api/interactions"))
-        .bearer_auth(ASKERS[i % ASKERS.len()])
+        .bearer_auth(load::asker_for(i))
         .json(&json!({"prompt": prompt, "answer_format": "confirm"}))
         .send()
         .await?
@@ -269,16 +247,6 @@ async fn ask(http: &reqwest::Client, base: &str, i: usize, prompt: &str) -> anyh
         .as_str()
         .map(str::to_owned)
         .context("the ask response has an id")
-}
-
-async fn answer(http: &reqwest::Client, base: &str, id: &str) -> anyhow::Result<()> {
-    http.post(format!("{base}/api/interactions/{id}/answer"))
-        .bearer_auth(REVIEWER)
-        .json(&json!({"answer": true}))
-        .send()
-        .await?
-        .error_for_status()?;
-    Ok(())
 }
 
 /// Reports the prompt of every `add` frame and when it arrived.
@@ -311,28 +279,6 @@ async fn read_add_frames(
     }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((sorted.len() as f64) * p).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn tokens() -> anyhow::Result<Vec<TokenSpec>> {
-    Ok(vec![
-        format!("bench-bot-0:asker:{}", ASKERS[0]).parse()?,
-        format!("bench-bot-1:asker:{}", ASKERS[1]).parse()?,
-        format!("bench-bot-2:asker:{}", ASKERS[2]).parse()?,
-        format!("bench-bot-3:asker:{}", ASKERS[3]).parse()?,
-        format!("bench-reviewer:reviewer:{REVIEWER}").parse()?,
-    ])
-}
-
 async fn stop(server: RunningServer) {
     // The stream reader was aborted, so nothing holds the shutdown open.
     server.shutdown().await;
@@ -346,12 +292,8 @@ struct Redis {
 
 impl Redis {
     fn find_or_start() -> anyhow::Result<Redis> {
-        for var in ["INBOX_REDIS_URL", "INBOX_TEST_REDIS_URL"] {
-            if let Ok(url) = std::env::var(var)
-                && !url.trim().is_empty()
-            {
-                return Ok(Redis { url, child: None });
-            }
+        if let Some(url) = load::configured_redis() {
+            return Ok(Redis { url, child: None });
         }
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new("redis-server")

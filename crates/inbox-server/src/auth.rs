@@ -29,29 +29,35 @@ impl FromRequestParts<AppState> for Principal {
     }
 }
 
-/// A principal that may review. As an extractor it refuses before the body is read, so a wrong
+/// An extractor for a principal with one role: it refuses before the body is read, so a wrong
 /// role is always `403`, whatever the body holds.
-pub struct AsReviewer(pub Principal);
+macro_rules! role_extractor {
+    ($(#[$doc:meta])* $name:ident, $check:ident) => {
+        $(#[$doc])*
+        pub struct $name(pub Principal);
 
-impl FromRequestParts<AppState> for AsReviewer {
-    type Rejection = ApiError;
+        impl FromRequestParts<AppState> for $name {
+            type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let principal = Principal::from_request_parts(parts, state).await?;
-        principal.require_reviewer()?;
-        Ok(AsReviewer(principal))
-    }
+            async fn from_request_parts(
+                parts: &mut Parts,
+                state: &AppState,
+            ) -> Result<Self, ApiError> {
+                let principal = Principal::from_request_parts(parts, state).await?;
+                principal.$check()?;
+                Ok($name(principal))
+            }
+        }
+    };
 }
 
-/// A principal that may ask; refuses before the body is read, like [`AsReviewer`].
-pub struct AsAsker(pub Principal);
-
-impl FromRequestParts<AppState> for AsAsker {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let principal = Principal::from_request_parts(parts, state).await?;
-        principal.require_asker()?;
-        Ok(AsAsker(principal))
-    }
-}
+role_extractor!(
+    /// A principal that may review.
+    AsReviewer,
+    require_reviewer
+);
+role_extractor!(
+    /// A principal that may ask.
+    AsAsker,
+    require_asker
+);

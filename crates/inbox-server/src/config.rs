@@ -164,13 +164,12 @@ inbox_protocol::display_as_str!(Role);
 impl FromStr for Role {
     type Err = TokenSpecError;
 
+    /// The role [`Role::as_str`] names: the names are written once, there.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "reviewer" => Ok(Role::Reviewer),
-            "asker" => Ok(Role::Asker),
-            "admin" => Ok(Role::Admin),
-            other => Err(TokenSpecError::UnknownRole(other.to_owned())),
-        }
+        [Role::Reviewer, Role::Asker, Role::Admin]
+            .into_iter()
+            .find(|role| role.as_str() == s)
+            .ok_or_else(|| TokenSpecError::UnknownRole(s.to_owned()))
     }
 }
 
@@ -251,5 +250,12 @@ mod tests {
     fn debug_never_shows_the_secret() {
         let spec: TokenSpec = "bot:asker:topsecret".parse().unwrap();
         assert!(!format!("{spec:?}").contains("topsecret"));
+    }
+
+    #[test]
+    fn every_role_parses_from_its_name() {
+        for role in [Role::Reviewer, Role::Asker, Role::Admin] {
+            assert_eq!(role.as_str().parse::<Role>(), Ok(role), "{role}");
+        }
     }
 }

@@ -51,6 +51,16 @@ impl ApiError {
         err
     }
 
+    /// The same `Idempotency-Key` came with a different request (`what`: request,
+    /// notification, submission); a replay needs the same door, caller and body.
+    pub fn idempotency_conflict(what: &str) -> Self {
+        ApiError::new(
+            ErrorCode::IdempotencyConflict,
+            format!("this Idempotency-Key was used for a different {what}"),
+        )
+        .with_field("Idempotency-Key")
+    }
+
     pub fn invalid_query(field: &str, message: impl Into<String>) -> Self {
         ApiError::new(ErrorCode::InvalidQuery, message).with_field(field)
     }

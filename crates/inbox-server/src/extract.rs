@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
+use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 
 use crate::error::ApiError;
 
@@ -35,5 +36,34 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
                 .into_owned()
                 .collect(),
         ))
+    }
+}
+
+/// The paging parameters the list doors share: `limit` (1 or more, served as at most
+/// `PAGE_LIMIT_MAX`) and `cursor` (empty is the first page).
+pub struct PageWindow {
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl PageWindow {
+    /// Read from already decoded query parameters, after any door-specific ones, so a door's
+    /// own parameter is refused first.
+    pub fn of(params: &HashMap<String, String>) -> Result<PageWindow, ApiError> {
+        let limit = match params.get("limit") {
+            None => PAGE_LIMIT_DEFAULT,
+            Some(s) => match s.parse::<usize>() {
+                // Past the cap is not an error: the page is just the largest one served.
+                Ok(n) if n >= 1 => n.min(PAGE_LIMIT_MAX),
+                _ => {
+                    return Err(ApiError::invalid_query(
+                        "limit",
+                        format!("limit is a whole number from 1 to {PAGE_LIMIT_MAX}"),
+                    ));
+                }
+            },
+        };
+        let cursor = params.get("cursor").filter(|c| !c.is_empty()).cloned();
+        Ok(PageWindow { limit, cursor })
     }
 }

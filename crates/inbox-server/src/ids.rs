@@ -24,54 +24,39 @@ fn random_base32(bytes: usize) -> String {
     out
 }
 
-/// `ia_` + 128 random bits.
-pub fn interaction_id() -> String {
-    format!("ia_{}", random_base32(16))
+/// Each id generator: its doc, its name, its prefix and how many random bytes follow it.
+macro_rules! random_ids {
+    ($($(#[$doc:meta])* $name:ident => $prefix:literal + $bytes:literal bytes;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name() -> String {
+                format!(concat!($prefix, "{}"), random_base32($bytes))
+            }
+        )*
+    };
 }
 
-/// `pk_` + 128 random bits.
-pub fn park_id() -> String {
-    format!("pk_{}", random_base32(16))
-}
-
-/// `nt_` + 128 random bits.
-pub fn notification_id() -> String {
-    format!("nt_{}", random_base32(16))
-}
-
-/// `sb_` + 128 random bits.
-pub fn submission_id() -> String {
-    format!("sb_{}", random_base32(16))
-}
-
-/// `ar_` + 128 random bits: an AG-UI run.
-pub fn agui_run_id() -> String {
-    format!("ar_{}", random_base32(16))
-}
-
-/// `th_` + 128 random bits: a fresh AG-UI thread.
-pub fn agui_thread_id() -> String {
-    format!("th_{}", random_base32(16))
-}
-
-/// 128 random bits naming one dispatcher's lease on one delivery.
-pub fn lease_token() -> String {
-    format!("ls_{}", random_base32(16))
-}
-
-/// `md_` + 128 random bits; the id is the capability of the public media door.
-pub fn media_id() -> String {
-    format!("md_{}", random_base32(16))
-}
-
-/// 256 random bits: a callback ticket is a bearer capability on a public door.
-pub fn callback_ticket() -> String {
-    format!("cb_{}", random_base32(32))
-}
-
-/// 256 random bits for a generated bearer token.
-pub fn token_secret() -> String {
-    format!("inbox_{}", random_base32(32))
+random_ids! {
+    /// `ia_` + 128 random bits.
+    interaction_id => "ia_" + 16 bytes;
+    /// `pk_` + 128 random bits.
+    park_id => "pk_" + 16 bytes;
+    /// `nt_` + 128 random bits.
+    notification_id => "nt_" + 16 bytes;
+    /// `sb_` + 128 random bits.
+    submission_id => "sb_" + 16 bytes;
+    /// `ar_` + 128 random bits: an AG-UI run.
+    agui_run_id => "ar_" + 16 bytes;
+    /// `th_` + 128 random bits: a fresh AG-UI thread.
+    agui_thread_id => "th_" + 16 bytes;
+    /// 128 random bits naming one dispatcher's lease on one delivery.
+    lease_token => "ls_" + 16 bytes;
+    /// `md_` + 128 random bits; the id is the capability of the public media door.
+    media_id => "md_" + 16 bytes;
+    /// 256 random bits: a callback ticket is a bearer capability on a public door.
+    callback_ticket => "cb_" + 32 bytes;
+    /// 256 random bits for a generated bearer token.
+    token_secret => "inbox_" + 32 bytes;
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod hosts;
 mod ids;
 mod listener;
 mod long_poll;
+mod outbound;
 mod principal;
 mod public_doors;
 mod routes;

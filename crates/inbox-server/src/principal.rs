@@ -2,7 +2,6 @@
 //! that map to principals. Comparison is constant-time; a secret never reaches a log, an error
 //! body or a URL. The extractors that read a request's token are in `auth.rs`.
 
-use inbox_protocol::Interaction;
 use subtle::ConstantTimeEq;
 
 use crate::config::{Role, TokenSpec};
@@ -32,30 +31,20 @@ impl Principal {
         }
     }
 
-    /// Whether this principal parked `park` (an admin counts as every asker).
-    pub fn is_asker_of_run(&self, run: &inbox_protocol::AguiRun) -> bool {
+    /// Whether this principal is `asker`, who asked a question, parked a park or started a
+    /// run (an admin counts as every asker).
+    pub fn is_asker(&self, asker: &str) -> bool {
         match self.role {
             Role::Admin => true,
-            Role::Asker => run.asker == self.name,
+            Role::Asker => asker == self.name,
             Role::Reviewer => false,
         }
     }
 
-    pub fn is_asker_of_park(&self, park: &inbox_protocol::Park) -> bool {
-        match self.role {
-            Role::Admin => true,
-            Role::Asker => park.asker == self.name,
-            Role::Reviewer => false,
-        }
-    }
-
-    /// Whether this principal asked `interaction` (an admin counts as every asker).
-    pub fn is_asker_of(&self, interaction: &Interaction) -> bool {
-        match self.role {
-            Role::Admin => true,
-            Role::Asker => interaction.asker == self.name,
-            Role::Reviewer => false,
-        }
+    /// Whether this principal may see what `asker` asked: a reviewer (or admin) anything, an
+    /// asker its own.
+    pub fn sees_from(&self, asker: &str) -> bool {
+        self.require_reviewer().is_ok() || self.is_asker(asker)
     }
 }
 

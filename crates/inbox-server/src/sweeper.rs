@@ -12,7 +12,7 @@ use chrono::Utc;
 use tokio::task::JoinHandle;
 use tokio::time::MissedTickBehavior;
 
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Questions pruned per sweep at most, so one sweep never holds the store for long; a backlog
 /// is worked off over the following ticks.
@@ -25,6 +25,28 @@ pub struct Retentions {
     pub resolved: Option<Duration>,
     /// Parks that left `parked`.
     pub resolved_parks: Option<Duration>,
+}
+
+/// What a step of a sweep logs: what it removed, and what failed (it is tried again on the
+/// next tick).
+type Step = (&'static str, &'static str);
+
+const EXPIRE: Step = ("expired", "expiry sweep failed");
+const PRUNE_RESOLVED: Step = ("pruned", "pruning failed");
+const PRUNE_RUNS: Step = ("AG-UI runs pruned", "AG-UI run pruning failed");
+const PRUNE_DISMISSED: Step = (
+    "pruned dismissed notifications",
+    "notification pruning failed",
+);
+const PRUNE_PARKS: Step = ("pruned parks", "pruning parks failed");
+
+/// Logs one step of a sweep: how much it removed (nothing is not news), or why it failed.
+fn report(step: Result<Vec<String>, StoreError>, (removed, failed): Step) {
+    match step {
+        Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "{removed}"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "{failed}; retrying next tick"),
+    }
 }
 
 /// The cut-off `keep` before now, if anything is to go.
@@ -45,39 +67,31 @@ pub fn spawn(
         tokio::pin!(stopping);
         loop {
             tokio::select! {
-                _ = ticker.tick() => {
-                    match store.expire_due(Utc::now()).await {
-                        Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "expired"),
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!(error = %e, "expiry sweep failed; retrying next tick"),
-                    }
-                    if let Some(before) = cut_off(retentions.resolved) {
-                        match store.prune_resolved(before, PRUNE_BATCH).await {
-                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned"),
-                            Ok(_) => {}
-                            Err(e) => tracing::warn!(error = %e, "pruning failed; retrying next tick"),
-                        }
-                        match store.prune_finished_agui_runs(before, PRUNE_BATCH).await {
-                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "AG-UI runs pruned"),
-                            Ok(_) => {}
-                            Err(e) => tracing::warn!(error = %e, "AG-UI run pruning failed; retrying next tick"),
-                        }
-                        match store.prune_dismissed(before, PRUNE_BATCH).await {
-                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned dismissed notifications"),
-                            Ok(_) => {}
-                            Err(e) => tracing::warn!(error = %e, "notification pruning failed; retrying next tick"),
-                        }
-                    }
-                    if let Some(before) = cut_off(retentions.resolved_parks) {
-                        match store.prune_parks(before, PRUNE_BATCH).await {
-                            Ok(ids) if !ids.is_empty() => tracing::info!(count = ids.len(), "pruned parks"),
-                            Ok(_) => {}
-                            Err(e) => tracing::warn!(error = %e, "pruning parks failed; retrying next tick"),
-                        }
-                    }
-                }
+                _ = ticker.tick() => sweep(&*store, retentions).await,
                 () = &mut stopping => break,
             }
         }
     })
+}
+
+/// One tick: expire what is past its deadline, then prune what is past its retention.
+async fn sweep(store: &dyn Store, retentions: Retentions) {
+    report(store.expire_due(Utc::now()).await, EXPIRE);
+    if let Some(before) = cut_off(retentions.resolved) {
+        report(
+            store.prune_resolved(before, PRUNE_BATCH).await,
+            PRUNE_RESOLVED,
+        );
+        report(
+            store.prune_finished_agui_runs(before, PRUNE_BATCH).await,
+            PRUNE_RUNS,
+        );
+        report(
+            store.prune_dismissed(before, PRUNE_BATCH).await,
+            PRUNE_DISMISSED,
+        );
+    }
+    if let Some(before) = cut_off(retentions.resolved_parks) {
+        report(store.prune_parks(before, PRUNE_BATCH).await, PRUNE_PARKS);
+    }
 }

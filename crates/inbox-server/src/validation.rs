@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use inbox_protocol::validate::AnswerRules;
-use inbox_protocol::{ErrorCode, Interaction, Notification};
+use inbox_protocol::{ErrorCode, Interaction, Notification, ValidationError};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
@@ -55,52 +55,51 @@ impl Validation {
         })
     }
 
-    /// Check an answer to `interaction` with its compiled rules (compiled on first use).
-    pub async fn check_answer(
-        self: &Arc<Self>,
-        interaction: &Interaction,
-        value: &Value,
-    ) -> Result<(), ApiError> {
-        let cached = self.cached(&interaction.id);
-        let this = self.clone();
-        let interaction = interaction.clone();
-        let value = value.clone();
-        self.run(move || {
-            let rules = match cached {
-                Some(rules) => rules,
-                None => {
-                    let rules = Arc::new(AnswerRules::for_question(&interaction)?);
-                    this.remember(&interaction.id, rules.clone());
-                    rules
-                }
-            };
-            rules.check(&interaction, &value)
-        })
-        .await?
-        .map_err(ApiError::from)
+    /// Run `validate` on `req` off the runtime and hand back the request with what it
+    /// accepted, so the caller keeps the request it lent out: compiling a schema and checking
+    /// a prefill is CPU work.
+    pub async fn judge<R, A>(
+        &self,
+        req: R,
+        validate: impl FnOnce(&R) -> Result<A, ValidationError> + Send + 'static,
+    ) -> Result<(R, A), ApiError>
+    where
+        R: Send + 'static,
+        A: Send + 'static,
+    {
+        let (req, accepted) = self
+            .run(move || {
+                let accepted = validate(&req);
+                (req, accepted)
+            })
+            .await?;
+        Ok((req, accepted?))
     }
 
-    /// Check a submission of `notification`'s form with the rules of a form question with the
-    /// same schema, compiled once per notification like a question's.
-    pub async fn check_submission(
+    /// Check a reviewer's `value` for `subject` (a question or a notification's form) with the
+    /// rules `judge` compiles from it: kept from the first use, compiled on the blocking pool.
+    pub async fn check<S: Clone + Send + 'static>(
         self: &Arc<Self>,
-        notification: &Notification,
+        judge: &Judge<S>,
+        subject: &S,
         value: &Value,
     ) -> Result<(), ApiError> {
-        let cached = self.cached(&notification.id);
+        let id = (judge.id)(subject).to_owned();
+        let cached = self.cached(&id);
         let this = self.clone();
-        let notification = notification.clone();
+        let (compile, check) = (judge.compile, judge.check);
+        let subject = subject.clone();
         let value = value.clone();
         self.run(move || {
             let rules = match cached {
                 Some(rules) => rules,
                 None => {
-                    let rules = Arc::new(AnswerRules::for_notification(&notification)?);
-                    this.remember(&notification.id, rules.clone());
+                    let rules = Arc::new(compile(&subject)?);
+                    this.remember(&id, rules.clone());
                     rules
                 }
             };
-            rules.check_submission(&notification, &value)
+            check(&rules, &subject, &value)
         })
         .await?
         .map_err(ApiError::from)
@@ -134,6 +133,29 @@ impl Validation {
     }
 }
 
+/// How one kind of reviewer input is judged: the id its rules are kept under, how they are
+/// compiled from what it answers, and the check.
+pub struct Judge<S> {
+    id: fn(&S) -> &str,
+    compile: fn(&S) -> Result<AnswerRules, ValidationError>,
+    check: fn(&AnswerRules, &S, &Value) -> Result<(), ValidationError>,
+}
+
+/// An answer to a question.
+pub const ANSWER: Judge<Interaction> = Judge {
+    id: |ia| &ia.id,
+    compile: AnswerRules::for_question,
+    check: AnswerRules::check,
+};
+
+/// A submission of a notification's form: the rules of a form question with the same schema,
+/// compiled once per notification like a question's.
+pub const SUBMISSION: Judge<Notification> = Judge {
+    id: |n| &n.id,
+    compile: AnswerRules::for_notification,
+    check: AnswerRules::check_submission,
+};
+
 impl Default for Validation {
     fn default() -> Self {
         Validation::new()
@@ -164,14 +186,14 @@ mod tests {
         let validation = Arc::new(Validation::new());
         let ia = form("ia_1");
         validation
-            .check_answer(&ia, &json!({"n": 3}))
+            .check(&ANSWER, &ia, &json!({"n": 3}))
             .await
             .unwrap();
         let first = validation
             .cached("ia_1")
             .expect("kept after the first answer");
         let err = validation
-            .check_answer(&ia, &json!({"n": "x"}))
+            .check(&ANSWER, &ia, &json!({"n": "x"}))
             .await
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidAnswer);
@@ -180,7 +202,7 @@ mod tests {
         assert!(validation.cached("ia_1").is_none());
         for i in 0..RULES_CACHE_ENTRIES + 10 {
             validation
-                .check_answer(&form(&format!("ia_{i}")), &json!({"n": 1}))
+                .check(&ANSWER, &form(&format!("ia_{i}")), &json!({"n": 1}))
                 .await
                 .unwrap();
         }

@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, StatusCode as AxumStatus};
 use axum::response::IntoResponse;
 use chrono::Utc;
 use common::{ASKER, OTHER_ASKER, REVIEWER, TestServer};
+use redis_env::{Backend, backends};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -203,20 +204,6 @@ async fn serve_empty_interrupts() -> SocketAddr {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Backend {
-    Sqlite,
-    Redis,
-}
-
-fn backends(test: &str) -> Vec<(Backend, Option<(String, String)>)> {
-    let mut all = vec![(Backend::Sqlite, None)];
-    if let Some(url) = redis_env::url(test) {
-        all.push((Backend::Redis, Some((url, redis_env::unique_prefix(test)))));
-    }
-    all
 }
 
 /// A server in `dir` (on Redis when `redis` is given) with a fast AG-UI driver.

@@ -10,11 +10,11 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, Once};
 
 use base64::Engine;
 use chrono::Utc;
+use common::caller::json_reply;
 use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, TestServer};
 use inbox_protocol::paths;
 use inbox_server::{Door, PublicDoors};
@@ -57,7 +57,7 @@ enum Target {
 
 struct Row {
     method: &'static str,
-    /// The route template exactly as the router spells it.
+    /// The route template as the router serves it (a `paths::` constant read as its value).
     template: &'static str,
     access: Access,
     target: Target,
@@ -65,6 +65,30 @@ struct Row {
     query: &'static str,
     /// Body for the allowed call.
     body: fn() -> Option<Value>,
+}
+
+/// One row; the allowed call has no query string unless [`Row::query`] gives one.
+const fn row(
+    method: &'static str,
+    template: &'static str,
+    access: Access,
+    target: Target,
+    body: fn() -> Option<Value>,
+) -> Row {
+    Row {
+        method,
+        template,
+        access,
+        target,
+        query: "",
+        body,
+    }
+}
+
+impl Row {
+    const fn query(self, query: &'static str) -> Row {
+        Row { query, ..self }
+    }
 }
 
 /// A distinctive answer payload: it must never reach a log line.
@@ -110,233 +134,43 @@ fn async_ask() -> Value {
     })
 }
 
+use Access as A;
+use Target as T;
+
+#[rustfmt::skip] // one door a line: the table reads as the matrix it is
 const ROWS: &[Row] = &[
-    Row {
-        method: "GET",
-        template: paths::INTERACTIONS,
-        access: Access::Reviewer,
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: paths::INTERACTIONS,
-        access: Access::Asker,
-        target: Target::None,
-        query: "",
-        body: ask_body,
-    },
-    Row {
-        method: "GET",
-        template: paths::STREAM,
-        access: Access::AnyRole,
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/interactions/{id}",
-        access: Access::ReviewerOrOwner,
-        target: Target::Interaction,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "DELETE",
-        template: "/api/interactions/{id}",
-        access: Access::OwnerAsker,
-        target: Target::Interaction,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/interactions/{id}/answer",
-        access: Access::Reviewer,
-        target: Target::Interaction,
-        query: "",
-        body: answer_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/interactions/{id}/decline",
-        access: Access::Reviewer,
-        target: Target::Interaction,
-        query: "",
-        body: decline_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/interactions/{id}/wait",
-        access: Access::OwnerAsker,
-        target: Target::Interaction,
-        query: "timeout_s=0",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/interactions/media/{id}",
-        access: Access::Gated(Door::Media),
-        target: Target::Junk,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/interactions/callback/{ticket}",
-        access: Access::Gated(Door::Callback),
-        target: Target::Junk,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/interactions/callback/{ticket}",
-        access: Access::Gated(Door::Callback),
-        target: Target::Junk,
-        query: "",
-        body: answer_body,
-    },
-    Row {
-        method: "GET",
-        template: paths::HEALTHZ,
-        access: Access::Gated(Door::Health),
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: paths::READYZ,
-        access: Access::Gated(Door::Health),
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: paths::PARKS,
-        access: Access::Asker,
-        target: Target::None,
-        query: "",
-        body: park_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/parks/{id}",
-        access: Access::OwnerAsker,
-        target: Target::Park,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/parks/{id}/wait",
-        access: Access::OwnerAsker,
-        target: Target::Park,
-        query: "timeout_s=0",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/parks/{id}/claim",
-        access: Access::OwnerAsker,
-        target: Target::Park,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/parks/{id}/redeliver",
-        access: Access::OwnerAsker,
-        target: Target::Park,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: paths::NOTIFICATIONS,
-        access: Access::Reviewer,
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: paths::NOTIFICATIONS,
-        access: Access::Asker,
-        target: Target::None,
-        query: "",
-        body: notification_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/notifications/{id}",
-        access: Access::ReviewerOrOwner,
-        target: Target::Notification,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/notifications/{id}/read",
-        access: Access::Reviewer,
-        target: Target::Notification,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/notifications/{id}/dismiss",
-        access: Access::Reviewer,
-        target: Target::Notification,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/notifications/{id}/submit",
-        access: Access::Reviewer,
-        target: Target::Notification,
-        query: "",
-        body: submit_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/notifications/{id}/submissions",
-        access: Access::ReviewerOrOwner,
-        target: Target::Notification,
-        query: "",
-        body: no_body,
-    },
+    row("GET", "/api/interactions", A::Reviewer, T::None, no_body),
+    row("POST", "/api/interactions", A::Asker, T::None, ask_body),
+    row("GET", "/api/interactions/stream", A::AnyRole, T::None, no_body),
+    row("GET", "/api/interactions/{id}", A::ReviewerOrOwner, T::Interaction, no_body),
+    row("DELETE", "/api/interactions/{id}", A::OwnerAsker, T::Interaction, no_body),
+    row("POST", "/api/interactions/{id}/answer", A::Reviewer, T::Interaction, answer_body),
+    row("POST", "/api/interactions/{id}/decline", A::Reviewer, T::Interaction, decline_body),
+    row("GET", "/api/interactions/{id}/wait", A::OwnerAsker, T::Interaction, no_body)
+        .query("timeout_s=0"),
+    row("GET", "/api/interactions/media/{id}", A::Gated(Door::Media), T::Junk, no_body),
+    row("GET", "/api/interactions/callback/{ticket}", A::Gated(Door::Callback), T::Junk, no_body),
+    row("POST", "/api/interactions/callback/{ticket}", A::Gated(Door::Callback), T::Junk,
+        answer_body),
+    row("GET", "/healthz", A::Gated(Door::Health), T::None, no_body),
+    row("GET", "/readyz", A::Gated(Door::Health), T::None, no_body),
+    row("POST", "/api/parks", A::Asker, T::None, park_body),
+    row("GET", "/api/parks/{id}", A::OwnerAsker, T::Park, no_body),
+    row("GET", "/api/parks/{id}/wait", A::OwnerAsker, T::Park, no_body).query("timeout_s=0"),
+    row("POST", "/api/parks/{id}/claim", A::OwnerAsker, T::Park, no_body),
+    row("POST", "/api/parks/{id}/redeliver", A::OwnerAsker, T::Park, no_body),
+    row("GET", "/api/notifications", A::Reviewer, T::None, no_body),
+    row("POST", "/api/notifications", A::Asker, T::None, notification_body),
+    row("GET", "/api/notifications/{id}", A::ReviewerOrOwner, T::Notification, no_body),
+    row("POST", "/api/notifications/{id}/read", A::Reviewer, T::Notification, no_body),
+    row("POST", "/api/notifications/{id}/dismiss", A::Reviewer, T::Notification, no_body),
+    row("POST", "/api/notifications/{id}/submit", A::Reviewer, T::Notification, submit_body),
+    row("GET", "/api/notifications/{id}/submissions", A::ReviewerOrOwner, T::Notification, no_body),
     // AG-UI runs: a run needs a reachable agent to exist, so the `{id}` doors are probed with
     // an id nobody issued; auth (401/403) is checked in full, ownership by the run's own tests.
-    Row {
-        method: "POST",
-        template: paths::AGUI_RUNS,
-        access: Access::Asker,
-        target: Target::None,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "GET",
-        template: "/api/agui/runs/{id}",
-        access: Access::OwnerAsker,
-        target: Target::Junk,
-        query: "",
-        body: no_body,
-    },
-    Row {
-        method: "POST",
-        template: "/api/agui/runs/{id}/retry",
-        access: Access::OwnerAsker,
-        target: Target::Junk,
-        query: "",
-        body: no_body,
-    },
+    row("POST", "/api/agui/runs", A::Asker, T::None, no_body),
+    row("GET", "/api/agui/runs/{id}", A::OwnerAsker, T::Junk, no_body),
+    row("POST", "/api/agui/runs/{id}/retry", A::OwnerAsker, T::Junk, no_body),
 ];
 
 // ---- the router's own door list -------------------------------------------------------------
@@ -512,26 +346,13 @@ async fn fresh(server: &TestServer, target: Target) -> Fixtures {
                 .unwrap()
                 .to_owned();
         }
-        Target::Park => {
-            let resp = server
-                .request(Method::POST, paths::PARKS, Some(ASKER))
-                .json(&park_body().unwrap())
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(resp.status(), StatusCode::CREATED);
-            let body: Value = resp.json().await.unwrap();
-            f.park = body["park"]["id"].as_str().unwrap().to_owned();
-        }
+        Target::Park => f.park = server.park(park_body().unwrap()).await.id,
         Target::Notification => {
-            let resp = server
-                .request(Method::POST, paths::NOTIFICATIONS, Some(ASKER))
-                .json(&notification_body().unwrap())
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(resp.status(), StatusCode::CREATED);
-            let body: Value = resp.json().await.unwrap();
+            let (status, body) = server
+                .as_caller(ASKER)
+                .post(paths::NOTIFICATIONS, notification_body().unwrap())
+                .await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
             f.notification = body["id"].as_str().unwrap().to_owned();
         }
         Target::None | Target::Junk => {}
@@ -570,16 +391,7 @@ async fn call(
     if let Some(body) = body {
         req = req.json(&body);
     }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    let is_json = resp
-        .headers()
-        .get("content-type")
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !is_json {
-        return (status, Value::Null);
-    }
-    (status, resp.json().await.unwrap_or(Value::Null))
+    json_reply(req.send().await.unwrap()).await
 }
 
 /// The contract's error shape with `code`, and no secret echoed back.
@@ -738,31 +550,18 @@ async fn run_row(server: &TestServer, row: &Row, public: &PublicDoors) -> Vec<St
 
 // ---- log capture ------------------------------------------------------------------------------
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Every server log line of this test binary, at every level.
-fn captured_logs() -> &'static Captured {
-    static LOGS: OnceLock<Captured> = OnceLock::new();
-    LOGS.get_or_init(|| {
+fn captured_logs() -> &'static Mutex<Vec<u8>> {
+    static LOGS: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        use tracing_subscriber::fmt::MakeWriter;
         use tracing_subscriber::layer::SubscriberExt;
-        let logs = Captured::default();
-        let writer = logs.clone();
         let subscriber = tracing_subscriber::registry()
             .with(
                 tracing_subscriber::fmt::layer()
                     .with_ansi(false)
-                    .with_writer(move || writer.clone()),
+                    .with_writer(|| LOGS.make_writer()),
             )
             .with(
                 tracing_subscriber::filter::Targets::new()
@@ -770,8 +569,8 @@ fn captured_logs() -> &'static Captured {
                     .with_target("tower_http", tracing::Level::TRACE),
             );
         tracing::subscriber::set_global_default(subscriber).expect("one subscriber");
-        logs
-    })
+    });
+    &LOGS
 }
 
 async fn matrix(public: PublicDoors) -> Vec<String> {
@@ -798,7 +597,7 @@ async fn every_door_refuses_every_wrong_caller_and_no_secret_reaches_a_log() {
         failures.join("\n")
     );
 
-    let text = String::from_utf8_lossy(&logs.0.lock().unwrap()).into_owned();
+    let text = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
     assert!(
         text.lines().count() > 100,
         "the capture saw too few log lines to mean anything"

@@ -9,11 +9,13 @@
 mod agui;
 #[path = "conformance/notifications.rs"]
 mod notifications;
+mod orders;
 #[path = "conformance/parks.rs"]
 mod parks;
 mod redis_env;
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,6 +55,23 @@ fn answer(by: &str, value: serde_json::Value) -> Resolution {
         params: None,
         by: by.into(),
     }
+}
+
+/// A small inline PNG served at `/api/interactions/media/{id}`: the item that names it and
+/// the blob the store keeps.
+fn png(id: &str) -> (MediaItem, MediaBlob) {
+    let item = MediaItem {
+        kind: MediaKind::Image,
+        url: format!("/api/interactions/media/{id}"),
+        caption: None,
+        filename: None,
+    };
+    let blob = MediaBlob {
+        id: id.into(),
+        content_type: "image/png".into(),
+        bytes: vec![1, 2, 3],
+    };
+    (item, blob)
 }
 
 fn claim(key: &str, fingerprint: &str) -> Option<IdempotencyClaim> {
@@ -422,21 +441,9 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
     // Enough events to age the first ones out of any bounded window.
     let mut live = store.subscribe();
     let mut cursors = vec![first_cursor.clone()];
-    for i in 0..244 {
-        store
-            .insert_ask(question(&format!("ia_{i}"), None))
-            .await
-            .unwrap();
-        cursors.push(next_event(&mut live).await.cursor);
-    }
+    cursors.extend(ask_each(&*store, &mut live, 0..244).await);
     let recent = store.tail_cursor().await.unwrap();
-    for i in 244..250 {
-        store
-            .insert_ask(question(&format!("ia_{i}"), None))
-            .await
-            .unwrap();
-        cursors.push(next_event(&mut live).await.cursor);
-    }
+    cursors.extend(ask_each(&*store, &mut live, 244..250).await);
     let tail = store.tail_cursor().await.unwrap();
     assert_eq!(cursors.last(), Some(&tail));
     // Resuming from each cursor: a gap while events after it are gone, then complete
@@ -506,6 +513,20 @@ async fn events_after_resumes_or_reports_a_gap(store: Arc<dyn Store>) {
             "{malformed:?}"
         );
     }
+}
+
+/// Asks `ia_{i}` for each `i` of `range`, one after another; the cursor of each one's event,
+/// as heard live.
+async fn ask_each(store: &dyn Store, live: &mut LiveBus, range: Range<usize>) -> Vec<String> {
+    let mut cursors = Vec::new();
+    for i in range {
+        store
+            .insert_ask(question(&format!("ia_{i}"), None))
+            .await
+            .unwrap();
+        cursors.push(next_event(live).await.cursor);
+    }
+    cursors
 }
 
 async fn next_event(live: &mut LiveBus) -> StoredEvent {
@@ -791,17 +812,9 @@ async fn parks_count_against_the_pending_limit(store: Arc<dyn Store>) {
 /// and announced; pending and newer ones stay.
 async fn resolved_questions_are_pruned_with_what_they_kept(store: Arc<dyn Store>) {
     let mut old = question("ia_old", None);
-    old.interaction.media = vec![MediaItem {
-        kind: MediaKind::Image,
-        url: "/api/interactions/media/md_old".into(),
-        caption: None,
-        filename: None,
-    }];
-    old.media = vec![MediaBlob {
-        id: "md_old".into(),
-        content_type: "image/png".into(),
-        bytes: vec![1, 2, 3],
-    }];
+    let (item, blob) = png("md_old");
+    old.interaction.media = vec![item];
+    old.media = vec![blob];
     store.insert_ask(old).await.unwrap();
     store
         .insert_ask(question("ia_waiting", None))
@@ -1000,8 +1013,7 @@ async fn sqlite(retention: usize) -> Harness {
 }
 
 async fn redis(test: &str, retention: usize) -> Option<Harness> {
-    let url = redis_env::url(test)?;
-    let prefix = redis_env::unique_prefix(test);
+    let (url, prefix) = redis_env::url_and_prefix(test)?;
     let store = RedisStore::connect(&url, &prefix, retention)
         .await
         .unwrap_or_else(|e| panic!("cannot reach Redis at {url}: {e}"));
@@ -1016,21 +1028,12 @@ async fn redis(test: &str, retention: usize) -> Option<Harness> {
 /// trimmed event still resumes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_window_starts_right_after_the_last_trimmed_entry() {
-    let test = "redis_window_edge";
-    let Some(url) = redis_env::url(test) else {
+    let Some((url, prefix)) = redis_env::url_and_prefix("redis_window_edge") else {
         return;
     };
-    let prefix = redis_env::unique_prefix(test);
     let store = RedisStore::connect(&url, &prefix, 10).await.unwrap();
     let mut live = store.subscribe();
-    let mut cursors = Vec::new();
-    for i in 0..300 {
-        store
-            .insert_ask(question(&format!("ia_{i}"), None))
-            .await
-            .unwrap();
-        cursors.push(next_event(&mut live).await.cursor);
-    }
+    let cursors = ask_each(&store, &mut live, 0..300).await;
     let mut conn = redis::Client::open(url.as_str())
         .unwrap()
         .get_multiplexed_async_connection()
@@ -1106,11 +1109,9 @@ use parks::{
 /// same moment; across both, each park moves exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_two_workers_resolve_a_park_once() {
-    let test = "redis_two_workers_park";
-    let Some(url) = redis_env::url(test) else {
+    let Some((url, prefix)) = redis_env::url_and_prefix("redis_two_workers_park") else {
         return;
     };
-    let prefix = redis_env::unique_prefix(test);
     let a: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
     let b: Arc<dyn Store> = Arc::new(RedisStore::connect(&url, &prefix, 1000).await.unwrap());
     let (mut heard_a, mut heard_b) = (a.subscribe_parks(), b.subscribe_parks());

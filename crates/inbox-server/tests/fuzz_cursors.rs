@@ -11,6 +11,7 @@ mod redis_env;
 
 use std::sync::OnceLock;
 
+use common::caller::json_reply;
 use common::{ASKER, REVIEWER, TestServer};
 use inbox_protocol::test_support::proptest_config;
 use proptest::prelude::*;
@@ -52,14 +53,9 @@ fn world() -> &'static World {
             let dir = tempfile::tempdir().unwrap();
             servers.push(("sqlite", common::start_in(dir.path(), |_| {}).await));
             dirs.push(dir);
-            if let Some(url) = redis_env::url("fuzz_cursors") {
-                let prefix = redis_env::unique_prefix("fuzz_cursors");
+            if let Some(space) = redis_env::url_and_prefix("fuzz_cursors") {
                 let dir = tempfile::tempdir().unwrap();
-                let server = common::start_in(dir.path(), |c| {
-                    c.redis_url = Some(url.clone());
-                    c.redis_prefix = prefix.clone();
-                })
-                .await;
+                let server = common::start_on(dir.path(), &Some(space), |_| {}).await;
                 servers.push(("redis", server));
                 dirs.push(dir);
             }
@@ -135,19 +131,8 @@ async fn get(
     if let Some(id) = header {
         req = req.header("Last-Event-ID", id);
     }
-    let resp = req.send().await.unwrap();
-    let status = resp.status();
-    let json = resp
-        .headers()
-        .get("content-type")
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     // An accepted stream stays open: the head is the verdict, the body is not read.
-    let body = if json {
-        resp.json().await.unwrap_or(Value::Null)
-    } else {
-        Value::Null
-    };
-    (status, body)
+    json_reply(req.send().await.unwrap()).await
 }
 
 proptest! {

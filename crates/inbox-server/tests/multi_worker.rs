@@ -20,21 +20,16 @@ use serde_json::{Value, json};
 
 /// `n` workers on one Redis key space of their own.
 async fn workers(test: &str, n: usize) -> Option<(Vec<TestServer>, tempfile::TempDir)> {
-    let url = redis_env::url(test)?;
-    Some(workers_on(&url, &redis_env::unique_prefix(test), n).await)
+    let (url, prefix) = redis_env::url_and_prefix(test)?;
+    Some(workers_on(&url, &prefix, n).await)
 }
 
 async fn workers_on(url: &str, prefix: &str, n: usize) -> (Vec<TestServer>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
+    let redis = Some((url.to_owned(), prefix.to_owned()));
     let mut started = Vec::new();
     for _ in 0..n {
-        started.push(
-            common::start_in(dir.path(), |config| {
-                config.redis_url = Some(url.to_owned());
-                config.redis_prefix = prefix.to_owned();
-            })
-            .await,
-        );
+        started.push(common::start_on(dir.path(), &redis, |_| {}).await);
     }
     (started, dir)
 }
@@ -46,11 +41,8 @@ async fn pending_ids(worker: &TestServer) -> BTreeSet<String> {
     loop {
         let (status, page) = worker.get_json(&path, Some(REVIEWER)).await;
         assert_eq!(status, StatusCode::OK, "{page}");
-        for ia in page["items"].as_array().unwrap() {
-            assert!(
-                ids.insert(ia["id"].as_str().unwrap().to_owned()),
-                "duplicate across pages"
-            );
+        for id in common::ids(&page) {
+            assert!(ids.insert(id), "duplicate across pages");
         }
         match page["next_cursor"].as_str() {
             Some(cursor) => {
@@ -125,6 +117,23 @@ fn long_poll(
     })
 }
 
+/// What a [`long_poll`] returned once `what` woke it: a `200` within 10 s, not a timeout.
+async fn woken(
+    waiting: tokio::task::JoinHandle<(StatusCode, Value, Duration)>,
+    what: &str,
+) -> Value {
+    let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .unwrap_or_else(|_| panic!("the wait returns soon after {what}"))
+        .unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "woken, not timed out: {elapsed:?}"
+    );
+    body
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
     let Some((w, _dir)) = workers("answer_wakes_wait", 2).await else {
@@ -140,17 +149,9 @@ async fn an_answer_on_one_worker_wakes_a_wait_on_another() {
     );
     let (status, _) = w[0].answer(&id, json!(true), Some("k1")).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)
-        .await
-        .expect("the wait returns soon after the answer")
-        .unwrap();
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let body = woken(waiting, "the answer").await;
     assert_eq!(body["status"], "answered");
     assert_eq!(body["answer"]["value"], true);
-    assert!(
-        elapsed < Duration::from_secs(10),
-        "woken, not timed out: {elapsed:?}"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -168,12 +169,7 @@ async fn a_client_resumes_on_another_worker_when_its_worker_stops() {
     let (_, page) = a
         .get_json("/api/interactions?status=pending&limit=100", Some(REVIEWER))
         .await;
-    let mut inbox: BTreeSet<String> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|ia| ia["id"].as_str().unwrap().to_owned())
-        .collect();
+    let mut inbox: BTreeSet<String> = common::ids(&page).into_iter().collect();
     assert_eq!(inbox.len(), 5);
     let mut sse = Sse::connect(&a, page["stream_cursor"].as_str()).await;
 
@@ -186,16 +182,8 @@ async fn a_client_resumes_on_another_worker_when_its_worker_stops() {
                 match i % 3 {
                     0 => assert_eq!(b.answer(&id, json!(i % 2 == 0), None).await.0, 200),
                     1 => {
-                        let resp = b
-                            .request(
-                                Method::DELETE,
-                                &format!("/api/interactions/{id}"),
-                                Some(ASKER),
-                            )
-                            .send()
-                            .await
-                            .unwrap();
-                        assert!(resp.status().is_success(), "{}", resp.status());
+                        let (status, _) = b.withdraw(&id, ASKER).await;
+                        assert!(status.is_success(), "{status}");
                     }
                     _ => {}
                 }
@@ -497,21 +485,7 @@ async fn the_last_answer_on_one_worker_wakes_a_park_wait_on_another() {
     };
     let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let ask = json!({"prompt": "Ship?", "answer_format": "confirm", "mode": "async", "expiry_at": expiry});
-    let resp = w[1]
-        .request(Method::POST, "/api/parks", Some(ASKER))
-        .json(&json!({"asks": [ask, ask]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::CREATED);
-    let park: Value = resp.json().await.unwrap();
-    let id = park["park"]["id"].as_str().unwrap().to_owned();
-    let questions: Vec<String> = park["park"]["interactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
+    let common::park::Parked { id, questions } = w[1].park(json!({"asks": [ask, ask]})).await;
     let (status, _) = w[0].answer(&questions[0], json!(true), None).await;
     assert_eq!(status, StatusCode::OK);
     let waiting = long_poll(&w[1], &format!("/api/parks/{id}/wait?timeout_s=30"));
@@ -522,25 +496,16 @@ async fn the_last_answer_on_one_worker_wakes_a_park_wait_on_another() {
     );
     let (status, _) = w[0].answer(&questions[1], json!(false), None).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body, elapsed) = tokio::time::timeout(Duration::from_secs(10), waiting)
-        .await
-        .expect("the park wait returns soon after the last answer")
-        .unwrap();
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let body = woken(waiting, "the park's last answer").await;
     assert_eq!(body["park"]["status"], "resolved");
     assert_eq!(body["park"]["resolutions"].as_array().unwrap().len(), 2);
-    assert!(
-        elapsed < Duration::from_secs(10),
-        "woken, not timed out: {elapsed:?}"
-    );
     // And the claim, taken on the other worker, is the one claim.
-    let claim = |worker: usize| {
-        w[worker]
-            .request(Method::POST, &format!("/api/parks/{id}/claim"), Some(ASKER))
-            .send()
-    };
-    let (first, second) = tokio::join!(claim(0), claim(1));
-    let mut statuses = [first.unwrap().status(), second.unwrap().status()];
+    let claim = format!("/api/parks/{id}/claim");
+    let (first, second) = tokio::join!(
+        w[0].as_caller(ASKER).post_empty(&claim),
+        w[1].as_caller(ASKER).post_empty(&claim),
+    );
+    let mut statuses = [first.0, second.0];
     statuses.sort();
     assert_eq!(statuses, [StatusCode::OK, StatusCode::CONFLICT]);
 }

@@ -9,7 +9,7 @@ mod redis_env;
 
 use std::time::{Duration, Instant};
 
-use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer, call};
+use common::{ADMIN, ASKER, OTHER_ASKER, REVIEWER, Sse, TestServer};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -29,21 +29,17 @@ fn form() -> Value {
 /// The whole story; `asking` is where the asker talks, `reviewing` where the reviewer does
 /// (the same server on SQLite, two workers on Redis).
 async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
+    let asker = asking.as_caller(ASKER);
+    let other_asker = asking.as_caller(OTHER_ASKER);
+    let admin = asking.as_caller(ADMIN);
+    let reviewer = reviewing.as_caller(REVIEWER);
     // The asker's stream: only its own submissions reach it.
     let mut asker_stream =
         Sse::open(asking.request(Method::GET, "/api/interactions/stream", Some(ASKER))).await;
     let mut reviewer_stream = Sse::connect(reviewing, None).await;
 
     let started = Instant::now();
-    let (status, n) = call(
-        asking,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(form()),
-        None,
-    )
-    .await;
+    let (status, n) = asker.post("/api/notifications", form()).await;
     assert_eq!(status, StatusCode::CREATED, "{n}");
     assert!(
         started.elapsed() < Duration::from_secs(2),
@@ -61,55 +57,24 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
     assert_eq!(added.data["id"], id.as_str());
 
     // Reviewers list and read; askers may not list.
-    let (status, page) = call(
-        reviewing,
-        Method::GET,
-        "/api/notifications",
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let (status, page) = reviewer.get("/api/notifications").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(page["items"][0]["id"], id.as_str());
     assert!(page["stream_cursor"].is_string());
-    let (status, _) = call(asking, Method::GET, "/api/notifications", ASKER, None, None).await;
+    let (status, _) = asker.get("/api/notifications").await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = call(
-        reviewing,
-        Method::GET,
-        "/api/notifications?limit=0",
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let (status, _) = reviewer.get("/api/notifications?limit=0").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
-    let (status, read) = call(
-        reviewing,
-        Method::POST,
-        &format!("/api/notifications/{id}/read"),
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let read_path = format!("/api/notifications/{id}/read");
+    let (status, read) = reviewer.post_empty(&read_path).await;
     assert_eq!(status, StatusCode::OK);
     assert!(read["read_at"].is_string());
     let updated = reviewer_stream.expect_frame().await;
     assert_eq!(updated.event, "notification_updated");
     assert_eq!(updated.data["read_at"], read["read_at"]);
     // An asker cannot mark or submit.
-    let (status, _) = call(
-        asking,
-        Method::POST,
-        &format!("/api/notifications/{id}/read"),
-        ASKER,
-        None,
-        None,
-    )
-    .await;
+    let (status, _) = asker.post_empty(&read_path).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     // A bad submission: 400 naming the field, nothing stored.
@@ -119,67 +84,28 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
         (json!({"note": "no rating"}), "rating"),
         (json!("just text"), "value"),
     ] {
-        let (status, err) = call(
-            reviewing,
-            Method::POST,
-            &submit,
-            REVIEWER,
-            Some(json!({"value": value})),
-            None,
-        )
-        .await;
+        let (status, err) = reviewer.post(&submit, json!({"value": value})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
         assert_eq!(err["error"]["code"], "invalid_answer");
         assert_eq!(err["error"]["field"], field, "{err}");
     }
-    let (status, err) = call(
-        reviewing,
-        Method::POST,
-        &submit,
-        REVIEWER,
-        Some(json!({"answer": {}})),
-        None,
-    )
-    .await;
+    let (status, err) = reviewer.post(&submit, json!({"answer": {}})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
     let submissions = format!("/api/notifications/{id}/submissions");
-    let (_, none) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    let (_, none) = asker.get(&submissions).await;
     assert_eq!(none["items"], json!([]), "nothing stored");
 
     // A good one, with a key: 201, then the same again replays with 200.
     let good = json!({"value": {"rating": 4, "note": "smooth"}});
-    let (status, first) = call(
-        reviewing,
-        Method::POST,
-        &submit,
-        REVIEWER,
-        Some(good.clone()),
-        Some("sub-1"),
-    )
-    .await;
+    let (status, first) = reviewer.post_keyed(&submit, good.clone(), "sub-1").await;
     assert_eq!(status, StatusCode::CREATED, "{first}");
     assert_eq!(first["ordinal"], 1);
     assert_eq!(first["submitted_by"], "alice");
-    let (status, replay) = call(
-        reviewing,
-        Method::POST,
-        &submit,
-        REVIEWER,
-        Some(good),
-        Some("sub-1"),
-    )
-    .await;
+    let (status, replay) = reviewer.post_keyed(&submit, good, "sub-1").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(replay, first);
-    let (status, _) = call(
-        reviewing,
-        Method::POST,
-        &submit,
-        REVIEWER,
-        Some(json!({"value": {"rating": 1}})),
-        Some("sub-1"),
-    )
-    .await;
+    let other_value = json!({"value": {"rating": 1}});
+    let (status, _) = reviewer.post_keyed(&submit, other_value, "sub-1").await;
     assert_eq!(status, StatusCode::CONFLICT);
 
     // The asker hears it on its stream (and nothing else: no add, no update).
@@ -190,64 +116,26 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
 
     // Its asker reads the submissions; another asker gets the uniform 404, as for the
     // notification itself.
-    let (status, list) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    let (status, list) = asker.get(&submissions).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(list["items"], json!([first]));
-    let (status, _) = call(asking, Method::GET, &submissions, OTHER_ASKER, None, None).await;
+    let (status, _) = other_asker.get(&submissions).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = call(
-        asking,
-        Method::GET,
-        &format!("/api/notifications/{id}"),
-        OTHER_ASKER,
-        None,
-        None,
-    )
-    .await;
+    let notification = format!("/api/notifications/{id}");
+    let (status, _) = other_asker.get(&notification).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, mine) = call(
-        asking,
-        Method::GET,
-        &format!("/api/notifications/{id}"),
-        ASKER,
-        None,
-        None,
-    )
-    .await;
+    let (status, mine) = asker.get(&notification).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(mine["submissions"], 1);
-    let (status, _) = call(
-        asking,
-        Method::GET,
-        "/api/notifications/nt_unknown/submissions",
-        ADMIN,
-        None,
-        None,
-    )
-    .await;
+    let (status, _) = admin.get("/api/notifications/nt_unknown/submissions").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // Dismissed: out of the list, no more submissions, still readable by its asker.
-    let (status, dismissed) = call(
-        reviewing,
-        Method::POST,
-        &format!("/api/notifications/{id}/dismiss"),
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let dismiss = format!("/api/notifications/{id}/dismiss");
+    let (status, dismissed) = reviewer.post_empty(&dismiss).await;
     assert_eq!(status, StatusCode::OK);
     assert!(dismissed["dismissed_at"].is_string());
-    let (_, page) = call(
-        reviewing,
-        Method::GET,
-        "/api/notifications",
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let (_, page) = reviewer.get("/api/notifications").await;
     assert!(
         page["items"]
             .as_array()
@@ -255,57 +143,32 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
             .iter()
             .all(|n| n["id"] != id.as_str())
     );
-    let (status, _) = call(
-        reviewing,
-        Method::POST,
-        &submit,
-        REVIEWER,
-        Some(json!({"value": {"rating": 2}})),
-        None,
-    )
-    .await;
+    let (status, _) = reviewer
+        .post(&submit, json!({"value": {"rating": 2}}))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (_, list) = call(asking, Method::GET, &submissions, ASKER, None, None).await;
+    let (_, list) = asker.get(&submissions).await;
     assert_eq!(list["items"].as_array().unwrap().len(), 1);
 
     // Without a schema there is no form to submit.
-    let (_, plain) = call(
-        asking,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(json!({"prompt": "FYI: deployed"})),
-        None,
-    )
-    .await;
-    let (status, err) = call(
-        reviewing,
-        Method::POST,
-        &format!(
-            "/api/notifications/{}/submit",
-            plain["id"].as_str().unwrap()
-        ),
-        REVIEWER,
-        Some(json!({"value": {}})),
-        None,
-    )
-    .await;
+    let (_, plain) = asker
+        .post("/api/notifications", json!({"prompt": "FYI: deployed"}))
+        .await;
+    let plain_submit = format!(
+        "/api/notifications/{}/submit",
+        plain["id"].as_str().unwrap()
+    );
+    let (status, err) = reviewer.post(&plain_submit, json!({"value": {}})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{err}");
     assert_eq!(err["error"]["code"], "no_form");
 }
 
 /// Bad notifications are refused naming the field, and nothing is stored or announced.
 async fn bad_notifications_are_refused(server: &TestServer) {
+    let asker = server.as_caller(ASKER);
+    let reviewer = server.as_caller(REVIEWER);
     let mut stream = Sse::connect(server, None).await;
-    let (_, before) = call(
-        server,
-        Method::GET,
-        "/api/notifications",
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let (_, before) = reviewer.get("/api/notifications").await;
     let huge = "x".repeat(inbox_protocol::caps::NOTIFICATION_BODY_MAX_CHARS + 1);
     for (body, field) in [
         (json!({"prompt": "  "}), "prompt"),
@@ -325,85 +188,37 @@ async fn bad_notifications_are_refused(server: &TestServer) {
             "media[0].url",
         ),
     ] {
-        let (status, err) = call(
-            server,
-            Method::POST,
-            "/api/notifications",
-            ASKER,
-            Some(body.clone()),
-            None,
-        )
-        .await;
+        let (status, err) = asker.post("/api/notifications", body.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body} → {err}");
         assert_eq!(err["error"]["field"], field, "{body} → {err}");
     }
-    let (status, _) = call(
-        server,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(json!({"prompt": "hi", "expiry_at": "2030-01-01T00:00:00Z"})),
-        None,
-    )
-    .await;
+    let unknown_field = json!({"prompt": "hi", "expiry_at": "2030-01-01T00:00:00Z"});
+    let (status, _) = asker.post("/api/notifications", unknown_field).await;
     assert_eq!(
         status,
         StatusCode::BAD_REQUEST,
         "unknown fields are refused"
     );
-    let (status, _) = call(
-        server,
-        Method::POST,
-        "/api/notifications",
-        REVIEWER,
-        Some(json!({"prompt": "hi"})),
-        None,
-    )
-    .await;
+    let (status, _) = reviewer
+        .post("/api/notifications", json!({"prompt": "hi"}))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (_, page) = call(
-        server,
-        Method::GET,
-        "/api/notifications",
-        REVIEWER,
-        None,
-        None,
-    )
-    .await;
+    let (_, page) = reviewer.get("/api/notifications").await;
     assert_eq!(page["items"], before["items"], "nothing stored");
     stream.expect_quiet(Duration::from_millis(300)).await;
 
     // The same key and body replay the one created; another body with it conflicts.
-    let (status, a) = call(
-        server,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(json!({"prompt": "once"})),
-        Some("n-1"),
-    )
-    .await;
+    let once = json!({"prompt": "once"});
+    let (status, a) = asker
+        .post_keyed("/api/notifications", once.clone(), "n-1")
+        .await;
     assert_eq!(status, StatusCode::CREATED);
-    let (status, b) = call(
-        server,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(json!({"prompt": "once"})),
-        Some("n-1"),
-    )
-    .await;
+    let (status, b) = asker.post_keyed("/api/notifications", once, "n-1").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(a["id"], b["id"]);
-    let (status, _) = call(
-        server,
-        Method::POST,
-        "/api/notifications",
-        ASKER,
-        Some(json!({"prompt": "twice"})),
-        Some("n-1"),
-    )
-    .await;
+    let (status, _) = asker
+        .post_keyed("/api/notifications", json!({"prompt": "twice"}), "n-1")
+        .await;
     assert_eq!(status, StatusCode::CONFLICT);
 }
 
@@ -417,21 +232,13 @@ async fn notification_doors_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notification_doors_on_two_redis_workers() {
-    let test = "notification_doors";
-    let Some(url) = redis_env::url(test) else {
+    let Some(space) = redis_env::url_and_prefix("notification_doors") else {
         return;
     };
-    let prefix = redis_env::unique_prefix(test);
-    let dir = tempfile::tempdir().unwrap();
+    let (redis, dir) = (Some(space), tempfile::tempdir().unwrap());
     let mut workers = Vec::new();
     for _ in 0..2 {
-        workers.push(
-            common::start_in(dir.path(), |config| {
-                config.redis_url = Some(url.clone());
-                config.redis_prefix = prefix.clone();
-            })
-            .await,
-        );
+        workers.push(common::start_on(dir.path(), &redis, |_| {}).await);
     }
     the_notification_doors(&workers[0], &workers[1]).await;
     bad_notifications_are_refused(&workers[1]).await;

@@ -74,31 +74,19 @@ struct Plan {
 
 impl Plan {
     fn of(mode: Mode) -> Plan {
-        match mode {
-            Mode::Full => Plan {
-                counts: vec![1_000, 5_000, 10_000],
-                storm: 5_000,
-                rate: 10,
-                messages: 100,
-                storm_messages: 80,
-                cut_after: Duration::from_secs(2),
-            },
-            Mode::Quick => Plan {
-                counts: vec![1_000],
-                storm: 1_000,
-                rate: 10,
-                messages: 40,
-                storm_messages: 40,
-                cut_after: Duration::from_secs(1),
-            },
-            Mode::Tiny => Plan {
-                counts: vec![20],
-                storm: 20,
-                rate: 20,
-                messages: 20,
-                storm_messages: 30,
-                cut_after: Duration::from_millis(400),
-            },
+        // One row a mode, so the modes read side by side.
+        let (counts, storm, rate, messages, storm_messages, cut_after_ms) = match mode {
+            Mode::Full => (vec![1_000, 5_000, 10_000], 5_000, 10, 100, 80, 2_000),
+            Mode::Quick => (vec![1_000], 1_000, 10, 40, 40, 1_000),
+            Mode::Tiny => (vec![20], 20, 20, 20, 30, 400),
+        };
+        Plan {
+            counts,
+            storm,
+            rate,
+            messages,
+            storm_messages,
+            cut_after: Duration::from_millis(cut_after_ms),
         }
     }
 }

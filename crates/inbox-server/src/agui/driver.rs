@@ -19,6 +19,7 @@ use tracing::Instrument;
 
 use super::events::{SseDecoder, StreamEnd, StreamFault, Transcript, decode};
 use super::interrupt::{payload, question_for};
+use crate::outbound;
 use crate::state::AppState;
 use crate::store::{AguiTurn, Store, StoreError, TurnResult};
 
@@ -80,19 +81,11 @@ pub fn spawn(
     stopping: impl Future<Output = ()> + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let http = match reqwest::Client::builder()
-            // The agent URL was vetted; a redirect could point the run (and its headers)
-            // anywhere else.
-            .redirect(reqwest::redirect::Policy::none())
+        let builder = reqwest::Client::builder()
             .connect_timeout(policy.connect_timeout)
-            .timeout(policy.turn_timeout)
-            .build()
-        {
-            Ok(http) => http,
-            Err(e) => {
-                tracing::error!(error = %e, "AG-UI driver cannot start");
-                return;
-            }
+            .timeout(policy.turn_timeout);
+        let Some(http) = outbound::client(builder, "AG-UI driver") else {
+            return;
         };
         let store = state.store().clone();
         let permits = Arc::new(Semaphore::new(policy.concurrency.max(1)));
@@ -111,29 +104,24 @@ pub fn spawn(
                 let Ok(permit) = permits.clone().acquire_owned().await else {
                     break;
                 };
-                match store.lease_agui_turn(Utc::now(), policy.lease()).await {
-                    Ok(Some(turn)) => {
-                        let span = tracing::info_span!(
-                            "agui",
-                            run = %turn.run.id,
-                            turn = turn.run.turns + 1,
-                            attempt = turn.attempts + 1
-                        );
-                        let (state, http, policy) = (state.clone(), http.clone(), policy.clone());
-                        tokio::spawn(
-                            async move {
-                                drive(&state, &http, &policy, turn).await;
-                                drop(permit);
-                            }
-                            .instrument(span),
-                        );
+                let lease = store.lease_agui_turn(Utc::now(), policy.lease()).await;
+                let Some(turn) = outbound::leased(lease, "an AG-UI turn") else {
+                    break;
+                };
+                let span = tracing::info_span!(
+                    "agui",
+                    run = %turn.run.id,
+                    turn = turn.run.turns + 1,
+                    attempt = turn.attempts + 1
+                );
+                let (state, http, policy) = (state.clone(), http.clone(), policy.clone());
+                tokio::spawn(
+                    async move {
+                        drive(&state, &http, &policy, turn).await;
+                        drop(permit);
                     }
-                    Ok(None) => break,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "leasing an AG-UI turn failed; retrying");
-                        break;
-                    }
-                }
+                    .instrument(span),
+                );
             }
         }
     })
@@ -586,16 +574,10 @@ fn fault_reply(fault: StreamFault) -> Reply {
 
 /// A reqwest error's kind, without the URL (the agent URL may carry a token in its query).
 fn transport_error(e: &reqwest::Error) -> String {
-    let kind = if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "could not connect"
-    } else if e.is_redirect() {
-        "redirected"
-    } else if e.is_body() || e.is_decode() {
+    let kind = outbound::failure(e).unwrap_or(if e.is_body() || e.is_decode() {
         "the stream broke"
     } else {
         "transport error"
-    };
+    });
     kind.to_owned()
 }

@@ -35,11 +35,23 @@ pub enum StreamFault {
 pub struct Transcript {
     items: Vec<AguiTranscriptItem>,
     bytes: usize,
-    messages: HashMap<String, usize>,
-    calls: HashMap<String, usize>,
-    /// The last text message or tool call opened, for chunk events that omit their id.
-    last_message: Option<usize>,
-    last_call: Option<usize>,
+    messages: Opened,
+    calls: Opened,
+}
+
+/// The two kinds of transcript entry a stream opens by id and then appends to.
+#[derive(Clone, Copy)]
+enum Entry {
+    Message,
+    ToolCall,
+}
+
+/// The entries of one kind opened so far, by their id.
+#[derive(Default)]
+struct Opened {
+    at: HashMap<String, usize>,
+    /// The last one opened, for chunk events that omit their id.
+    last: Option<usize>,
 }
 
 impl Transcript {
@@ -48,10 +60,8 @@ impl Transcript {
         Transcript {
             items,
             bytes,
-            messages: HashMap::new(),
-            calls: HashMap::new(),
-            last_message: None,
-            last_call: None,
+            messages: Opened::default(),
+            calls: Opened::default(),
         }
     }
 
@@ -106,46 +116,72 @@ impl Transcript {
         Ok(self.items.len() - 1)
     }
 
-    fn open_message(&mut self, id: &str, role: &str) -> Result<usize, StreamFault> {
-        if let Some(&at) = self.messages.get(id) {
+    fn opened(&mut self, entry: Entry) -> &mut Opened {
+        match entry {
+            Entry::Message => &mut self.messages,
+            Entry::ToolCall => &mut self.calls,
+        }
+    }
+
+    /// The entry `id` names, opened (empty) if it is new; `label` is a message's role or a
+    /// tool call's name.
+    fn open(&mut self, entry: Entry, id: &str, label: &str) -> Result<usize, StreamFault> {
+        if let Some(&at) = self.opened(entry).at.get(id) {
             return Ok(at);
         }
-        let at = self.push(AguiTranscriptItem::Message {
-            message_id: id.to_owned(),
-            role: role.to_owned(),
-            text: String::new(),
-        })?;
-        self.messages.insert(id.to_owned(), at);
-        self.last_message = Some(at);
+        let item = match entry {
+            Entry::Message => AguiTranscriptItem::Message {
+                message_id: id.to_owned(),
+                role: label.to_owned(),
+                text: String::new(),
+            },
+            Entry::ToolCall => AguiTranscriptItem::ToolCall {
+                tool_call_id: id.to_owned(),
+                name: label.to_owned(),
+                arguments: String::new(),
+            },
+        };
+        let at = self.push(item)?;
+        let opened = self.opened(entry);
+        opened.at.insert(id.to_owned(), at);
+        opened.last = Some(at);
         Ok(at)
     }
 
-    fn append_text(&mut self, at: usize, delta: &str) -> Result<(), StreamFault> {
+    /// Appends `delta` to a message's text or a tool call's arguments.
+    fn append(&mut self, at: usize, delta: &str) -> Result<(), StreamFault> {
         self.grow(delta.len())?;
-        if let Some(AguiTranscriptItem::Message { text, .. }) = self.items.get_mut(at) {
-            text.push_str(delta);
+        if let Some(
+            AguiTranscriptItem::Message { text: grown, .. }
+            | AguiTranscriptItem::ToolCall {
+                arguments: grown, ..
+            },
+        ) = self.items.get_mut(at)
+        {
+            grown.push_str(delta);
         }
         Ok(())
     }
 
-    fn open_call(&mut self, id: &str, name: &str) -> Result<usize, StreamFault> {
-        if let Some(&at) = self.calls.get(id) {
-            return Ok(at);
-        }
-        let at = self.push(AguiTranscriptItem::ToolCall {
-            tool_call_id: id.to_owned(),
-            name: name.to_owned(),
-            arguments: String::new(),
-        })?;
-        self.calls.insert(id.to_owned(), at);
-        self.last_call = Some(at);
-        Ok(at)
-    }
-
-    fn append_args(&mut self, at: usize, delta: &str) -> Result<(), StreamFault> {
-        self.grow(delta.len())?;
-        if let Some(AguiTranscriptItem::ToolCall { arguments, .. }) = self.items.get_mut(at) {
-            arguments.push_str(delta);
+    /// A chunk event's `delta`, appended to the entry `id` names (opened if new); without an
+    /// id, to the last entry of its kind, or else to `unnamed` (id, label) opened afresh. With
+    /// neither, the chunk has nowhere to go and is dropped.
+    fn chunk(
+        &mut self,
+        entry: Entry,
+        id: Option<&str>,
+        label: &str,
+        unnamed: Option<(&str, &str)>,
+        delta: Option<&str>,
+    ) -> Result<(), StreamFault> {
+        let at = match (id, self.opened(entry).last, unnamed) {
+            (Some(id), _, _) => self.open(entry, id, label)?,
+            (None, Some(at), _) => at,
+            (None, None, Some((id, label))) => self.open(entry, id, label)?,
+            (None, None, None) => return Ok(()),
+        };
+        if let Some(delta) = delta {
+            self.append(at, delta)?;
         }
         Ok(())
     }
@@ -155,43 +191,29 @@ impl Transcript {
         match event {
             Event::TextMessageStart(e) => {
                 let role = role_name(&e.role);
-                self.open_message(e.message_id.as_ref(), &role)?;
+                self.open(Entry::Message, e.message_id.as_ref(), &role)?;
             }
             Event::TextMessageContent(e) => {
-                let at = self.open_message(e.message_id.as_ref(), "assistant")?;
-                self.append_text(at, &e.delta)?;
+                let at = self.open(Entry::Message, e.message_id.as_ref(), "assistant")?;
+                self.append(at, &e.delta)?;
             }
             Event::TextMessageChunk(e) => {
-                let at = match (&e.message_id, self.last_message) {
-                    (Some(id), _) => {
-                        let role = e.role.as_ref().map_or("assistant".into(), role_name);
-                        self.open_message(id.as_ref(), &role)?
-                    }
-                    (None, Some(at)) => at,
-                    (None, None) => self.open_message("message", "assistant")?,
-                };
-                if let Some(delta) = &e.delta {
-                    self.append_text(at, delta)?;
-                }
+                let role = e.role.as_ref().map_or("assistant".into(), role_name);
+                let id = e.message_id.as_ref().map(|id| id.as_ref());
+                let unnamed = Some(("message", "assistant"));
+                self.chunk(Entry::Message, id, &role, unnamed, e.delta.as_deref())?;
             }
             Event::ToolCallStart(e) => {
-                self.open_call(e.tool_call_id.as_ref(), &e.tool_call_name)?;
+                self.open(Entry::ToolCall, e.tool_call_id.as_ref(), &e.tool_call_name)?;
             }
             Event::ToolCallArgs(e) => {
-                let at = self.open_call(e.tool_call_id.as_ref(), "")?;
-                self.append_args(at, &e.delta)?;
+                let at = self.open(Entry::ToolCall, e.tool_call_id.as_ref(), "")?;
+                self.append(at, &e.delta)?;
             }
             Event::ToolCallChunk(e) => {
-                let at = match (&e.tool_call_id, self.last_call) {
-                    (Some(id), _) => {
-                        self.open_call(id.as_ref(), e.tool_call_name.as_deref().unwrap_or(""))?
-                    }
-                    (None, Some(at)) => at,
-                    (None, None) => return Ok(None),
-                };
-                if let Some(delta) = &e.delta {
-                    self.append_args(at, delta)?;
-                }
+                let name = e.tool_call_name.as_deref().unwrap_or("");
+                let id = e.tool_call_id.as_ref().map(|id| id.as_ref());
+                self.chunk(Entry::ToolCall, id, name, None, e.delta.as_deref())?;
             }
             Event::RunFinished(e) => return Ok(Some(StreamEnd::Finished(e.outcome))),
             Event::RunError(e) => return Ok(Some(StreamEnd::Error(e.message))),

@@ -12,9 +12,8 @@ use inbox_protocol::{AguiRun, AguiRunRequest, AguiRunResponse, AguiRunStatus, Er
 use crate::auth::AsAsker;
 use crate::body::JsonBody;
 use crate::error::ApiError;
-use crate::extract::PathId;
 use crate::ids;
-use crate::principal::Principal;
+use crate::routes::found::Found;
 use crate::state::AppState;
 use crate::store::NewAguiRun;
 
@@ -55,23 +54,17 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(AguiRunResponse { run })))
 }
 
-pub async fn read(
-    State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
-) -> Result<Json<AguiRunResponse>, ApiError> {
-    let run = own_run(&state, &principal, &id).await?;
-    Ok(Json(AguiRunResponse { run }))
+pub async fn read(found: Found<AguiRun>) -> Json<AguiRunResponse> {
+    Json(AguiRunResponse { run: found.item })
 }
 
 /// A `failed` run runs its last turn again (its attempts start over).
 pub async fn retry(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
+    found: Found<AguiRun>,
 ) -> Result<Json<AguiRunResponse>, ApiError> {
-    own_run(&state, &principal, &id).await?;
-    let Some(run) = state.store().retry_agui_run(&id, Utc::now()).await? else {
+    let id = &found.item.id;
+    let Some(run) = state.store().retry_agui_run(id, Utc::now()).await? else {
         return Err(ApiError::new(
             ErrorCode::NotFailed,
             "only a failed run can be retried",
@@ -80,12 +73,4 @@ pub async fn retry(
     state.wake_agui();
     tracing::info!(run = %id, "AG-UI run queued again");
     Ok(Json(AguiRunResponse { run }))
-}
-
-async fn own_run(state: &AppState, principal: &Principal, id: &str) -> Result<AguiRun, ApiError> {
-    match state.store().get_agui_run(id).await? {
-        Some(run) if principal.is_asker_of_run(&run) => Ok(run),
-        // Another asker's run: indistinguishable from a missing one.
-        _ => Err(ApiError::new(ErrorCode::NotFound, "no such run")),
-    }
 }

@@ -2,41 +2,24 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use inbox_protocol::validate::validate_params;
 use inbox_protocol::{AnswerRequest, ResolveResponse};
 
-use super::resolution::{idempotency_key, settle};
-use crate::auth::AsReviewer;
-use crate::body::JsonBody;
+use super::resolution::{ReviewerWrite, settle};
 use crate::error::ApiError;
-use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::Resolution;
 
 pub async fn answer(
     State(state): State<AppState>,
-    AsReviewer(principal): AsReviewer,
-    PathId(id): PathId,
-    headers: HeaderMap,
-    JsonBody(req): JsonBody<AnswerRequest>,
+    write: ReviewerWrite<AnswerRequest>,
 ) -> Result<Json<ResolveResponse>, ApiError> {
-    let key = idempotency_key(&headers)?;
-    validate_params(req.params.as_ref())?;
-    let body = serde_json::to_value(&req).unwrap_or_default();
+    validate_params(write.body.params.as_ref())?;
+    let claim = write.claim("answer");
     let resolution = Resolution::Answer {
-        value: req.answer,
-        params: req.params,
-        by: principal.name.clone(),
+        value: write.body.answer,
+        params: write.body.params,
+        by: write.principal.name,
     };
-    settle(
-        &state,
-        &id,
-        "answer",
-        &principal.name,
-        &body,
-        key,
-        resolution,
-    )
-    .await
+    settle(&state, &write.id, "answer", claim, resolution).await
 }

@@ -32,12 +32,8 @@ pub async fn ask(
     // Compiling the schema and checking a prefill against it is CPU work: off the runtime.
     let (req, accepted) = state
         .validation()
-        .run(move || {
-            let accepted = validate_ask(&req, now);
-            (req, accepted)
-        })
+        .judge(req, move |req| validate_ask(req, now))
         .await?;
-    let accepted = accepted?;
     if req.mode == Mode::Async {
         if let Some(at) = accepted.expires_at {
             state.park_retention().check(at, now, "expiry_at")?;

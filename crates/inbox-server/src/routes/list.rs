@@ -3,12 +3,11 @@
 
 use axum::Json;
 use axum::extract::State;
-use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 use inbox_protocol::{InteractionPage, StatusFilter};
 
 use crate::auth::AsReviewer;
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{PageWindow, QueryParams};
 use crate::state::AppState;
 use crate::store::PageQuery;
 
@@ -26,20 +25,7 @@ pub async fn list(
             )
         })?,
     };
-    let limit = match params.get("limit") {
-        None => PAGE_LIMIT_DEFAULT,
-        Some(s) => match s.parse::<usize>() {
-            // Past the cap is not an error: the page is just the largest one served.
-            Ok(n) if n >= 1 => n.min(PAGE_LIMIT_MAX),
-            _ => {
-                return Err(ApiError::invalid_query(
-                    "limit",
-                    format!("limit is a whole number from 1 to {PAGE_LIMIT_MAX}"),
-                ));
-            }
-        },
-    };
-    let cursor = params.get("cursor").filter(|c| !c.is_empty()).cloned();
+    let PageWindow { limit, cursor } = PageWindow::of(&params)?;
     let page = state
         .store()
         .list_page(PageQuery {

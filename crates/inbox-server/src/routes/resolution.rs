@@ -1,27 +1,72 @@
 //! What the answer, decline and withdraw doors share: the idempotency key, the single-winner
-//! settle, and turning a store outcome into the contract's response.
+//! settle, and turning a store outcome into the contract's response. The reviewer's writes
+//! (answer, decline and a notification's submit) arrive as one [`ReviewerWrite`].
 
 use axum::Json;
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::HeaderMap;
 use chrono::Utc;
 use inbox_protocol::caps::IDEMPOTENCY_KEY_MAX_CHARS;
 use inbox_protocol::{AnswerFormat, ErrorCode, Interaction, ResolveResponse, Status, paths};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::auth::AsReviewer;
+use crate::body::JsonBody;
 use crate::error::ApiError;
+use crate::extract::PathId;
+use crate::principal::Principal;
 use crate::state::AppState;
 use crate::store::{IdempotencyClaim, Resolution, ResolveOutcome};
+use crate::validation::ANSWER;
+
+/// A reviewer's idempotent write to one item by id: answer, decline, or a notification's
+/// submit. Extracted in the order its refusals come: the role (`401`/`403`, before the body is
+/// read), the path (`404`), the body (`400`/`408`/`413`), then the `Idempotency-Key` (`400`).
+pub struct ReviewerWrite<T> {
+    pub principal: Principal,
+    pub id: String,
+    pub key: Option<String>,
+    pub body: T,
+}
+
+impl<T: DeserializeOwned> FromRequest<AppState> for ReviewerWrite<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        let (mut parts, body) = req.into_parts();
+        let AsReviewer(principal) = AsReviewer::from_request_parts(&mut parts, state).await?;
+        let PathId(id) = PathId::from_request_parts(&mut parts, state).await?;
+        let headers = parts.headers.clone();
+        let JsonBody(body) =
+            JsonBody::from_request(Request::from_parts(parts, body), state).await?;
+        let key = idempotency_key(&headers)?;
+        Ok(ReviewerWrite {
+            principal,
+            id,
+            key,
+            body,
+        })
+    }
+}
+
+impl<T: Serialize> ReviewerWrite<T> {
+    /// This write's claim on its key, if it sent one (see [`claim`]).
+    pub fn claim(&self, door: &str) -> Option<IdempotencyClaim> {
+        let body = serde_json::to_value(&self.body).unwrap_or_default();
+        claim(self.key.clone(), door, &self.principal.name, &body)
+    }
+}
 
 /// A reviewer's answer or decline, once its body has been read: the question must be live
 /// (unknown or past its deadline is the uniform 404), an answer must fit it, and the store
-/// decides the single winner. `door` and `body` tie the idempotency key to this request.
+/// decides the single winner. `claim` ties the idempotency key to this request.
 pub async fn settle(
     state: &AppState,
     id: &str,
     door: &str,
-    principal: &str,
-    body: &Value,
-    key: Option<String>,
+    claim: Option<IdempotencyClaim>,
     resolution: Resolution,
 ) -> Result<Json<ResolveResponse>, ApiError> {
     let ia = state
@@ -48,9 +93,8 @@ pub async fn settle(
     if ia.is_pending()
         && let Resolution::Answer { value, .. } = &resolution
     {
-        state.validation().check_answer(&ia, value).await?;
+        state.validation().check(&ANSWER, &ia, value).await?;
     }
-    let claim = claim(key, door, principal, body);
     let outcome = state.store().resolve(id, resolution, claim).await?;
     if matches!(outcome, ResolveOutcome::Resolved(_)) {
         tracing::info!(interaction = %id, door, "resolved");
@@ -139,11 +183,7 @@ pub fn respond(outcome: ResolveOutcome) -> Result<Json<ResolveResponse>, ApiErro
         ResolveOutcome::AlreadyFinal(_)
         | ResolveOutcome::NotFound
         | ResolveOutcome::PastDeadline => Err(ApiError::not_found()),
-        ResolveOutcome::IdempotencyConflict => Err(ApiError::new(
-            ErrorCode::IdempotencyConflict,
-            "this Idempotency-Key was used for a different request",
-        )
-        .with_field("Idempotency-Key")),
+        ResolveOutcome::IdempotencyConflict => Err(ApiError::idempotency_conflict("request")),
     }
 }
 

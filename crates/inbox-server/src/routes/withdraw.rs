@@ -2,8 +2,9 @@
 
 use axum::Json;
 use axum::extract::State;
-use inbox_protocol::{ResolveResponse, Status};
+use inbox_protocol::{Interaction, ResolveResponse, Status};
 
+use super::found::find;
 use super::resolution::respond;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
@@ -16,15 +17,8 @@ pub async fn withdraw(
     AsAsker(principal): AsAsker,
     PathId(id): PathId,
 ) -> Result<Json<ResolveResponse>, ApiError> {
-    let ia = state
-        .store()
-        .get(&id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
     // Someone else's question is as invisible as a missing one.
-    if !principal.is_asker_of(&ia) {
-        return Err(ApiError::not_found());
-    }
+    find::<Interaction>(&state, &principal, &id).await?;
     match state.store().resolve(&id, Resolution::Cancel, None).await? {
         // Withdrawing twice is not an error: the question is cancelled either way.
         ResolveOutcome::AlreadyFinal(ia) if ia.status == Status::Cancelled => {

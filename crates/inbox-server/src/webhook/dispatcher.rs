@@ -13,6 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::{JoinHandle, JoinSet};
 use tracing::Instrument;
 
+use crate::outbound;
 use crate::store::{Delivery, DeliveryResult, Store};
 
 /// How the dispatcher retries and how long it holds a lease.
@@ -73,17 +74,9 @@ pub fn spawn(
     stopping: impl Future<Output = ()> + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let http = match reqwest::Client::builder()
-            // A redirect could carry the signed answers anywhere; it is a failed attempt.
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(policy.timeout)
-            .build()
-        {
-            Ok(http) => http,
-            Err(e) => {
-                tracing::error!(error = %e, "webhook dispatcher cannot start");
-                return;
-            }
+        let builder = reqwest::Client::builder().timeout(policy.timeout);
+        let Some(http) = outbound::client(builder, "webhook dispatcher") else {
+            return;
         };
         let key: Arc<[u8]> = key.into();
         let slots = policy.concurrency.max(1);
@@ -102,27 +95,22 @@ pub fn spawn(
             // Fill the free slots with what is due now. A lease is taken only for a slot
             // that can start at once, so a delivery is never held leased while it waits here.
             while in_flight.len() < slots {
-                match store.lease_delivery(Utc::now(), policy.lease).await {
-                    Ok(Some(delivery)) => {
-                        let span = tracing::info_span!(
-                            "webhook",
-                            park = %delivery.park.id,
-                            id = %delivery.delivery_id,
-                            attempt = delivery.attempts + 1
-                        );
-                        let (store, http, key, policy) =
-                            (store.clone(), http.clone(), key.clone(), policy.clone());
-                        in_flight.spawn(
-                            async move { attempt(&*store, &http, &key, &policy, delivery).await }
-                                .instrument(span),
-                        );
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "leasing a webhook delivery failed; retrying");
-                        break;
-                    }
-                }
+                let lease = store.lease_delivery(Utc::now(), policy.lease).await;
+                let Some(delivery) = outbound::leased(lease, "a webhook delivery") else {
+                    break;
+                };
+                let span = tracing::info_span!(
+                    "webhook",
+                    park = %delivery.park.id,
+                    id = %delivery.delivery_id,
+                    attempt = delivery.attempts + 1
+                );
+                let (store, http, key, policy) =
+                    (store.clone(), http.clone(), key.clone(), policy.clone());
+                in_flight.spawn(
+                    async move { attempt(&*store, &http, &key, &policy, delivery).await }
+                        .instrument(span),
+                );
             }
         }
         // Stopping: attempts still in flight are dropped; their leases run out and the
@@ -193,14 +181,5 @@ async fn post(http: &reqwest::Client, key: &[u8], delivery: &Delivery) -> Result
 
 /// A reqwest error's text without the URL (which the asker gave, but may hold a token).
 fn without_url(e: &reqwest::Error) -> String {
-    let kind = if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "could not connect"
-    } else if e.is_redirect() {
-        "redirected"
-    } else {
-        "transport error"
-    };
-    kind.to_owned()
+    outbound::failure(e).unwrap_or("transport error").to_owned()
 }

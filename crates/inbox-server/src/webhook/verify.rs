@@ -92,6 +92,7 @@ pub fn verify(
 
 #[cfg(test)]
 mod tests {
+    use super::VerifyError::{MalformedTimestamp, Mismatch};
     use super::*;
 
     #[test]
@@ -121,38 +122,38 @@ mod tests {
             timestamp: &ts,
             signature: &good,
         };
-        assert_eq!(
-            verify(&key, headers, b"{}", now, 300),
-            Err(VerifyError::Mismatch)
-        );
-        assert_eq!(
-            verify(b"another key", headers, body, now, 300),
-            Err(VerifyError::Mismatch)
-        );
+        let later = now + chrono::Duration::seconds(301);
         let other_id = SignedHeaders {
             id: "msg_pk_2",
             ..headers
         };
-        assert_eq!(
-            verify(&key, other_id, body, now, 300),
-            Err(VerifyError::Mismatch)
-        );
-        let later = now + chrono::Duration::seconds(301);
-        assert_eq!(
-            verify(&key, headers, body, later, 300),
-            Err(VerifyError::OutsideTolerance {
-                skew_s: 301,
-                tolerance_s: 300
-            })
-        );
         let bad_ts = SignedHeaders {
             timestamp: "yesterday",
             ..headers
         };
-        assert_eq!(
-            verify(&key, bad_ts, body, now, 300),
-            Err(VerifyError::MalformedTimestamp)
+        let too_late = VerifyError::OutsideTolerance {
+            skew_s: 301,
+            tolerance_s: 300,
+        };
+        // (case, key, headers, body, checked at, the refusal)
+        type Row<'a> = (
+            &'a str,
+            &'a [u8],
+            SignedHeaders<'a>,
+            &'a [u8],
+            DateTime<Utc>,
+            VerifyError,
         );
+        let refused: [Row<'_>; 5] = [
+            ("another body", &key, headers, b"{}", now, Mismatch),
+            ("another key", b"another key", headers, body, now, Mismatch),
+            ("another id", &key, other_id, body, now, Mismatch),
+            ("past the tolerance", &key, headers, body, later, too_late),
+            ("no timestamp", &key, bad_ts, body, now, MalformedTimestamp),
+        ];
+        for (case, key, headers, body, at, refusal) in refused {
+            assert_eq!(verify(key, headers, body, at, 300), Err(refusal), "{case}");
+        }
         assert_eq!(secret_key("whsec_"), Err(VerifyError::MalformedSecret));
         assert_eq!(secret_key("sk_abc"), Err(VerifyError::MalformedSecret));
         assert_eq!(secret_key(" whsec_AAEC\n").unwrap(), vec![0, 1, 2]);

@@ -4,6 +4,8 @@
 #![allow(dead_code)] // each test binary uses its own share of these helpers
 
 pub mod callback;
+pub mod caller;
+pub mod park;
 pub mod raw;
 
 use std::net::SocketAddr;

@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use chrono::{Duration, Utc};
 use futures::future::join_all;
-use inbox_protocol::{MediaItem, MediaKind, Notification, StreamEvent, Submission};
+use inbox_protocol::{Notification, StreamEvent, Submission};
 use inbox_server::store::{
-    CreateOutcome, IdempotencyClaim, Mark, MediaBlob, NewNotification, NewSubmission, Store,
-    SubmitOutcome,
+    CreateOutcome, IdempotencyClaim, Mark, NewNotification, NewSubmission, Store, SubmitOutcome,
 };
 use serde_json::json;
 
-use super::events_since;
+use super::{events_since, png};
 
 fn notification(id: &str, asker: &str) -> NewNotification {
     NewNotification {
@@ -60,8 +59,46 @@ fn key(k: &str, fingerprint: &str) -> Option<IdempotencyClaim> {
     })
 }
 
-fn created(outcome: CreateOutcome) -> Notification {
-    match outcome {
+/// The events after `cursor`, without their cursors.
+async fn stream_events_since(store: &Arc<dyn Store>, cursor: &str) -> Vec<StreamEvent> {
+    let events = events_since(store, cursor).await;
+    events.into_iter().map(|e| e.event).collect()
+}
+
+/// Submits `value` to notification `notification_id` as submission `id`, under no cap.
+async fn submit(
+    store: &Arc<dyn Store>,
+    notification_id: &str,
+    id: &str,
+    value: serde_json::Value,
+    key: Option<IdempotencyClaim>,
+) -> SubmitOutcome {
+    let new = submission(notification_id, id, value);
+    store.submit(notification_id, new, key).await.unwrap()
+}
+
+/// What the winners of a race against a cap got (`won` picks it out of a winning outcome);
+/// every other outcome must be `at_limit`.
+fn race_winners<O: PartialEq + std::fmt::Debug, T>(
+    outcomes: &[O],
+    won: impl Fn(&O) -> Option<T>,
+    at_limit: O,
+) -> Vec<T> {
+    let (winners, refused): (Vec<_>, Vec<_>) = outcomes.iter().partition(|o| won(o).is_some());
+    assert!(
+        refused.iter().all(|o| **o == at_limit),
+        "every loser is {at_limit:?}: {outcomes:?}"
+    );
+    winners.into_iter().filter_map(won).collect()
+}
+
+/// Stores `new` (with the idempotency `key`, if any), which must be created.
+async fn create(
+    store: &Arc<dyn Store>,
+    new: NewNotification,
+    key: Option<IdempotencyClaim>,
+) -> Notification {
+    match store.insert_notification(new, key).await.unwrap() {
         CreateOutcome::Created(n) => n,
         other => panic!("expected created, got {other:?}"),
     }
@@ -73,7 +110,7 @@ pub async fn notifications_are_stored_listed_and_announced(store: Arc<dyn Store>
     for i in 0..5 {
         let new = notification(&format!("nt_{i}"), "deploy-bot");
         let want = new.notification.clone();
-        let got = created(store.insert_notification(new, None).await.unwrap());
+        let got = create(&store, new, None).await;
         assert_eq!(got, want);
         assert_eq!(store.get_notification(&want.id).await.unwrap(), Some(want));
     }
@@ -105,12 +142,7 @@ pub async fn notifications_are_stored_listed_and_announced(store: Arc<dyn Store>
 /// Read and dismiss set their moment once; a repeat changes nothing and emits nothing;
 /// dismissed ones leave the list; unknown ones are `None`.
 pub async fn read_and_dismiss_are_set_once(store: Arc<dyn Store>) {
-    created(
-        store
-            .insert_notification(notification("nt_m", "deploy-bot"), None)
-            .await
-            .unwrap(),
-    );
+    create(&store, notification("nt_m", "deploy-bot"), None).await;
     let before = store.tail_cursor().await.unwrap();
     let t1 = Utc::now();
     let read = store
@@ -142,11 +174,7 @@ pub async fn read_and_dismiss_are_set_once(store: Arc<dyn Store>) {
         .unwrap()
         .unwrap();
     assert_eq!(twice, dismissed);
-    let updates: Vec<_> = events_since(&store, &before)
-        .await
-        .into_iter()
-        .map(|e| e.event)
-        .collect();
+    let updates = stream_events_since(&store, &before).await;
     assert_eq!(
         updates,
         [
@@ -171,12 +199,7 @@ pub async fn read_and_dismiss_are_set_once(store: Arc<dyn Store>) {
         None
     );
     // Never read, then dismissed: reading comes with it.
-    created(
-        store
-            .insert_notification(notification("nt_d", "deploy-bot"), None)
-            .await
-            .unwrap(),
-    );
+    create(&store, notification("nt_d", "deploy-bot"), None).await;
     let d = store
         .mark_notification("nt_d", Mark::Dismiss, t1)
         .await
@@ -189,54 +212,21 @@ pub async fn read_and_dismiss_are_set_once(store: Arc<dyn Store>) {
 /// their key, conflict with a different request, and stop at the cap — with racing submitters,
 /// exactly `limit` win. A dismissed notification takes none.
 pub async fn submissions_are_ordered_capped_and_replayed(store: Arc<dyn Store>) {
-    created(
-        store
-            .insert_notification(notification("nt_s", "deploy-bot"), None)
-            .await
-            .unwrap(),
-    );
+    create(&store, notification("nt_s", "deploy-bot"), None).await;
     let before = store.tail_cursor().await.unwrap();
-    let first = match store
-        .submit(
-            "nt_s",
-            submission("nt_s", "sb_1", json!({"ok": true})),
-            key("k1", "f1"),
-        )
-        .await
-        .unwrap()
-    {
+    let first = match submit(&store, "nt_s", "sb_1", json!({"ok": true}), key("k1", "f1")).await {
         SubmitOutcome::Submitted(s) => s,
         other => panic!("{other:?}"),
     };
     assert_eq!(first.ordinal, 1);
     assert_eq!(first.value, json!({"ok": true}));
-    assert_eq!(
-        store
-            .submit(
-                "nt_s",
-                submission("nt_s", "sb_1b", json!({"ok": true})),
-                key("k1", "f1"),
-            )
-            .await
-            .unwrap(),
-        SubmitOutcome::Replayed(first.clone())
-    );
-    assert_eq!(
-        store
-            .submit(
-                "nt_s",
-                submission("nt_s", "sb_1c", json!({"ok": false})),
-                key("k1", "other"),
-            )
-            .await
-            .unwrap(),
-        SubmitOutcome::IdempotencyConflict
-    );
-    let events: Vec<_> = events_since(&store, &before)
-        .await
-        .into_iter()
-        .map(|e| e.event)
-        .collect();
+    // The same key again: with the same request it replays the first, with another it conflicts.
+    let (same, other) = (json!({"ok": true}), json!({"ok": false}));
+    let replay = submit(&store, "nt_s", "sb_1b", same, key("k1", "f1")).await;
+    assert_eq!(replay, SubmitOutcome::Replayed(first.clone()));
+    let conflict = submit(&store, "nt_s", "sb_1c", other, key("k1", "other")).await;
+    assert_eq!(conflict, SubmitOutcome::IdempotencyConflict);
+    let events = stream_events_since(&store, &before).await;
     assert_eq!(
         events.len(),
         2,
@@ -258,20 +248,15 @@ pub async fn submissions_are_ordered_capped_and_replayed(store: Arc<dyn Store>) 
         }
     });
     let outcomes = join_all(tasks).await;
-    let won: Vec<u32> = outcomes
-        .iter()
-        .filter_map(|o| match o {
+    let won = race_winners(
+        &outcomes,
+        |o| match o {
             SubmitOutcome::Submitted(s) => Some(s.ordinal),
             _ => None,
-        })
-        .collect();
-    assert_eq!(won.len(), 4, "{outcomes:?}");
-    assert!(
-        outcomes
-            .iter()
-            .filter(|o| !matches!(o, SubmitOutcome::Submitted(_)))
-            .all(|o| *o == SubmitOutcome::AtLimit { limit: 5 })
+        },
+        SubmitOutcome::AtLimit { limit: 5 },
     );
+    assert_eq!(won.len(), 4, "{outcomes:?}");
     let all = store.submissions("nt_s").await.unwrap();
     let ordinals: Vec<u32> = all.iter().map(|s| s.ordinal).collect();
     assert_eq!(
@@ -295,17 +280,11 @@ pub async fn submissions_are_ordered_capped_and_replayed(store: Arc<dyn Store>) 
         .await
         .unwrap();
     assert_eq!(
-        store
-            .submit("nt_s", submission("nt_s", "sb_late", json!({})), None)
-            .await
-            .unwrap(),
+        submit(&store, "nt_s", "sb_late", json!({}), None).await,
         SubmitOutcome::NotFound
     );
     assert_eq!(
-        store
-            .submit("nt_none", submission("nt_none", "sb_x", json!({})), None)
-            .await
-            .unwrap(),
+        submit(&store, "nt_none", "sb_x", json!({}), None).await,
         SubmitOutcome::NotFound
     );
     assert!(store.submissions("nt_none").await.unwrap().is_empty());
@@ -325,36 +304,21 @@ pub async fn the_outstanding_limit_holds_per_asker(store: Arc<dyn Store>) {
         async move { store.insert_notification(new, None).await.unwrap() }
     });
     let outcomes = join_all(tasks).await;
-    let winners: Vec<_> = outcomes
-        .iter()
-        .filter_map(|o| match o {
+    let winners = race_winners(
+        &outcomes,
+        |o| match o {
             CreateOutcome::Created(n) => Some(n.id.clone()),
             _ => None,
-        })
-        .collect();
+        },
+        CreateOutcome::AtLimit { limit: 3 },
+    );
     assert_eq!(winners.len(), 3, "{outcomes:?}");
-    assert!(
-        outcomes
-            .iter()
-            .filter(|o| !matches!(o, CreateOutcome::Created(_)))
-            .all(|o| *o == CreateOutcome::AtLimit { limit: 3 })
-    );
-    created(
-        store
-            .insert_notification(limited("nt_other".into(), "other-bot"), None)
-            .await
-            .unwrap(),
-    );
+    create(&store, limited("nt_other".into(), "other-bot"), None).await;
     store
         .mark_notification(&winners[0], Mark::Dismiss, Utc::now())
         .await
         .unwrap();
-    created(
-        store
-            .insert_notification(limited("nt_room".into(), "deploy-bot"), None)
-            .await
-            .unwrap(),
-    );
+    create(&store, limited("nt_room".into(), "deploy-bot"), None).await;
     assert_eq!(
         store
             .insert_notification(limited("nt_full".into(), "deploy-bot"), None)
@@ -368,12 +332,12 @@ pub async fn the_outstanding_limit_holds_per_asker(store: Arc<dyn Store>) {
 /// new stored or emitted); a different fingerprint conflicts; another asker's same key is its
 /// own.
 pub async fn a_notification_create_replays_by_key(store: Arc<dyn Store>) {
-    let first = created(
-        store
-            .insert_notification(notification("nt_k1", "deploy-bot"), key("same", "f"))
-            .await
-            .unwrap(),
-    );
+    let first = create(
+        &store,
+        notification("nt_k1", "deploy-bot"),
+        key("same", "f"),
+    )
+    .await;
     store
         .mark_notification("nt_k1", Mark::Read, Utc::now())
         .await
@@ -399,44 +363,24 @@ pub async fn a_notification_create_replays_by_key(store: Arc<dyn Store>) {
         CreateOutcome::IdempotencyConflict
     );
     assert!(events_since(&store, &before).await.is_empty());
-    created(
-        store
-            .insert_notification(notification("nt_k4", "other-bot"), key("same", "f"))
-            .await
-            .unwrap(),
-    );
+    create(&store, notification("nt_k4", "other-bot"), key("same", "f")).await;
 }
 
 /// Dismissed notifications older than the horizon go with their media and submissions; the
 /// outstanding and the recently dismissed stay.
 pub async fn dismissed_notifications_are_pruned_with_what_they_kept(store: Arc<dyn Store>) {
     let mut with_media = notification("nt_p", "deploy-bot");
-    with_media.notification.media = vec![MediaItem {
-        kind: MediaKind::Image,
-        url: "/api/interactions/media/md_nt_p".into(),
-        caption: None,
-        filename: None,
-    }];
-    with_media.media = vec![MediaBlob {
-        id: "md_nt_p".into(),
-        content_type: "image/png".into(),
-        bytes: vec![1, 2, 3],
-    }];
+    let (item, blob) = png("md_nt_p");
+    with_media.notification.media = vec![item];
+    with_media.media = vec![blob];
     for new in [
         with_media,
         notification("nt_keep", "deploy-bot"),
         notification("nt_recent", "deploy-bot"),
     ] {
-        created(store.insert_notification(new, None).await.unwrap());
+        create(&store, new, None).await;
     }
-    store
-        .submit(
-            "nt_p",
-            submission("nt_p", "sb_p", json!({"ok": true})),
-            key("kp", "f"),
-        )
-        .await
-        .unwrap();
+    submit(&store, "nt_p", "sb_p", json!({"ok": true}), key("kp", "f")).await;
     let long_ago = Utc::now() - Duration::days(40);
     store
         .mark_notification("nt_p", Mark::Dismiss, long_ago)

@@ -10,6 +10,7 @@ use inbox_server::store::{ClaimOutcome, IdempotencyClaim, NewPark, ResolveOutcom
 use serde_json::json;
 use tokio::sync::broadcast;
 
+use super::orders::every_order;
 use super::{answer, question};
 
 /// A park of `n` questions `{park}_q{i}`, each async with the given deadline.
@@ -57,6 +58,17 @@ fn transitions(rx: &mut broadcast::Receiver<Park>, id: &str) -> Vec<Park> {
     seen
 }
 
+/// Asserts that no webhook resume is due now, `why` naming the moment.
+async fn nothing_due(store: &Arc<dyn Store>, lease: std::time::Duration, why: &str) {
+    let due = store.lease_delivery(Utc::now(), lease).await.unwrap();
+    assert!(due.is_none(), "{why}");
+}
+
+/// A claim of park `id` now, without an idempotency key.
+async fn claim_now(store: &Arc<dyn Store>, id: &str) -> ClaimOutcome {
+    store.claim_park(id, None, Utc::now()).await.unwrap()
+}
+
 fn in_minutes(m: i64) -> DateTime<Utc> {
     Utc::now() + Duration::minutes(m)
 }
@@ -73,14 +85,8 @@ enum Step {
 /// in the order asked (the expired one with the marker).
 pub async fn a_park_resolves_once_in_every_order(store: Arc<dyn Store>) {
     use Step::{Answer, Decline, Expire};
-    let orders = [
-        [Answer, Decline, Expire],
-        [Answer, Expire, Decline],
-        [Decline, Answer, Expire],
-        [Decline, Expire, Answer],
-        [Expire, Answer, Decline],
-        [Expire, Decline, Answer],
-    ];
+    let orders = every_order([Answer, Decline, Expire]);
+    assert_eq!(orders.len(), 6, "{orders:?}");
     for (n, order) in orders.iter().enumerate() {
         let id = format!("pk_order{n}");
         // q0 is answered, q1 declined, q2 expires: its deadline is the only one a sweep at
@@ -98,10 +104,7 @@ pub async fn a_park_resolves_once_in_every_order(store: Arc<dyn Store>) {
             assert_eq!(parked.status, ParkStatus::Parked, "{order:?} after {done}");
             assert_eq!(parked.resolutions.len(), done, "{order:?}");
             assert!(
-                matches!(
-                    store.claim_park(&id, None, Utc::now()).await.unwrap(),
-                    ClaimOutcome::NotResolved(_)
-                ),
+                matches!(claim_now(&store, &id).await, ClaimOutcome::NotResolved(_)),
                 "no resume on a partial set"
             );
             assert!(
@@ -271,16 +274,10 @@ pub async fn concurrent_claims_have_one_winner(store: Arc<dyn Store>) {
         ClaimOutcome::Replayed(taken.clone())
     );
     assert!(matches!(
-        store
-            .claim_park("pk_claim", None, Utc::now())
-            .await
-            .unwrap(),
+        claim_now(&store, "pk_claim").await,
         ClaimOutcome::AlreadyClaimed(_)
     ));
-    assert_eq!(
-        store.claim_park("pk_nope", None, Utc::now()).await.unwrap(),
-        ClaimOutcome::NotFound
-    );
+    assert_eq!(claim_now(&store, "pk_nope").await, ClaimOutcome::NotFound);
     let hook = park_of(
         "pk_hook",
         &[in_minutes(60)],
@@ -290,7 +287,7 @@ pub async fn concurrent_claims_have_one_winner(store: Arc<dyn Store>) {
     );
     store.insert_park(hook).await.unwrap();
     assert!(matches!(
-        store.claim_park("pk_hook", None, Utc::now()).await.unwrap(),
+        claim_now(&store, "pk_hook").await,
         ClaimOutcome::NotClaimable(_)
     ));
 }
@@ -375,14 +372,7 @@ pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>)
         .resolve(&ids[0], answer("alice", json!(true)), None)
         .await
         .unwrap();
-    assert!(
-        store
-            .lease_delivery(Utc::now(), lease)
-            .await
-            .unwrap()
-            .is_none(),
-        "nothing is due on a partial set"
-    );
+    nothing_due(&store, lease, "nothing is due on a partial set").await;
     store
         .resolve(&ids[1], answer("bob", json!(false)), None)
         .await
@@ -436,14 +426,7 @@ pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>)
         waiting.last_error.as_deref(),
         Some("the receiver answered 500")
     );
-    assert!(
-        store
-            .lease_delivery(Utc::now(), lease)
-            .await
-            .unwrap()
-            .is_none(),
-        "not yet due"
-    );
+    nothing_due(&store, lease, "not yet due").await;
     tokio::time::sleep(std::time::Duration::from_millis(150)).await;
     let third = store
         .lease_delivery(Utc::now(), lease)
@@ -465,14 +448,7 @@ pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>)
     assert_eq!(done.attempts, Some(2));
     assert!(done.resumed_at.is_some());
     tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-    assert!(
-        store
-            .lease_delivery(Utc::now(), lease)
-            .await
-            .unwrap()
-            .is_none(),
-        "delivered once"
-    );
+    nothing_due(&store, lease, "delivered once").await;
     assert!(!store.redeliver_park("pk_queue", Utc::now()).await.unwrap());
 }
 
@@ -513,10 +489,7 @@ pub async fn settled_parks_are_pruned_after_their_retention(store: Arc<dyn Store
     settle("pk_prune_parked", 1).await;
     settle("pk_prune_hook", 2).await;
     assert!(matches!(
-        store
-            .claim_park("pk_prune_claimed", None, Utc::now())
-            .await
-            .unwrap(),
+        claim_now(&store, "pk_prune_claimed").await,
         ClaimOutcome::Claimed(_)
     ));
 
@@ -534,10 +507,7 @@ pub async fn settled_parks_are_pruned_after_their_retention(store: Arc<dyn Store
     for gone in &pruned {
         assert!(store.get_park(gone).await.unwrap().is_none(), "{gone}");
         assert!(
-            matches!(
-                store.claim_park(gone, None, Utc::now()).await.unwrap(),
-                ClaimOutcome::NotFound
-            ),
+            matches!(claim_now(&store, gone).await, ClaimOutcome::NotFound),
             "{gone}: nothing left to claim"
         );
         // The questions are still there, on their own retention.

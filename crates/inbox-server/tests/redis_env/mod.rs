@@ -1,6 +1,8 @@
 //! Where the Redis tests find their Redis: `INBOX_TEST_REDIS_URL`, set by the test command
 //! (`scripts/services.sh` starts a real redis-server on a free loopback port).
 
+#![allow(dead_code)] // each test binary uses its own share of these helpers
+
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const URL_VAR: &str = "INBOX_TEST_REDIS_URL";
@@ -23,6 +25,11 @@ pub fn url(test: &str) -> Option<String> {
     }
 }
 
+/// The Redis URL and a key prefix of `test`'s own, or `None` as [`url`] says.
+pub fn url_and_prefix(test: &str) -> Option<(String, String)> {
+    Some((url(test)?, unique_prefix(test)))
+}
+
 /// A key prefix no other test (or earlier run) uses, so tests share one Redis in parallel.
 pub fn unique_prefix(test: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -35,4 +42,21 @@ pub fn unique_prefix(test: &str) -> String {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Which store a suite that runs on both has its server on.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    Sqlite,
+    Redis,
+}
+
+/// SQLite always, and Redis too when it is configured, with the URL and a key prefix of
+/// `test`'s own.
+pub fn backends(test: &str) -> Vec<(Backend, Option<(String, String)>)> {
+    let mut all = vec![(Backend::Sqlite, None)];
+    if let Some(space) = url_and_prefix(test) {
+        all.push((Backend::Redis, Some(space)));
+    }
+    all
 }

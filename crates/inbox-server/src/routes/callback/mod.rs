@@ -25,6 +25,7 @@ use crate::extract::{PathId, QueryParams};
 use crate::signature;
 use crate::state::AppState;
 use crate::store::{Resolution, ResolveOutcome, TicketMatch};
+use crate::validation::ANSWER;
 
 mod page;
 mod params;
@@ -135,7 +136,7 @@ pub async fn submit(
         (parse_json::<Value>(&body)?, None)
     };
     let params = params::join(query_params, body_params)?;
-    state.validation().check_answer(&ia, &value).await?;
+    state.validation().check(&ANSWER, &ia, &value).await?;
     let resolution = Resolution::Answer {
         value,
         params,

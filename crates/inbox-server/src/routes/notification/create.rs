@@ -29,14 +29,10 @@ pub async fn create(
     let key = idempotency_key(&headers)?;
     let now = Utc::now();
     // Compiling a schema and checking a prefill is CPU work: off the runtime.
-    let (req, accepted) = state
+    let (req, ()) = state
         .validation()
-        .run(move || {
-            let accepted = validate_notification(&req, now);
-            (req, accepted)
-        })
+        .judge(req, move |req| validate_notification(req, now))
         .await?;
-    accepted?;
     let body = serde_json::to_value(&req).unwrap_or_default();
     let claim = claim(key, "notify", &principal.name, &body);
     let (media, blobs) = store_inline_media(req.media.unwrap_or_default(), "")?;
@@ -65,11 +61,7 @@ pub async fn create(
             Ok((StatusCode::CREATED, Json(n)))
         }
         CreateOutcome::Replayed(n) => Ok((StatusCode::OK, Json(n))),
-        CreateOutcome::IdempotencyConflict => Err(ApiError::new(
-            ErrorCode::IdempotencyConflict,
-            "this Idempotency-Key was used for a different notification",
-        )
-        .with_field("Idempotency-Key")),
+        CreateOutcome::IdempotencyConflict => Err(ApiError::idempotency_conflict("notification")),
         CreateOutcome::AtLimit { limit } => Err(ApiError::new(
             ErrorCode::TooManyPending,
             format!(

@@ -4,11 +4,10 @@
 use axum::Json;
 use axum::extract::State;
 use inbox_protocol::NotificationPage;
-use inbox_protocol::caps::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX};
 
 use crate::auth::AsReviewer;
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{PageWindow, QueryParams};
 use crate::state::AppState;
 
 pub async fn list(
@@ -16,18 +15,6 @@ pub async fn list(
     AsReviewer(_): AsReviewer,
     QueryParams(params): QueryParams,
 ) -> Result<Json<NotificationPage>, ApiError> {
-    let limit = match params.get("limit") {
-        None => PAGE_LIMIT_DEFAULT,
-        Some(s) => match s.parse::<usize>() {
-            Ok(n) if n >= 1 => n.min(PAGE_LIMIT_MAX),
-            _ => {
-                return Err(ApiError::invalid_query(
-                    "limit",
-                    format!("limit is a whole number from 1 to {PAGE_LIMIT_MAX}"),
-                ));
-            }
-        },
-    };
-    let cursor = params.get("cursor").filter(|c| !c.is_empty()).cloned();
+    let PageWindow { limit, cursor } = PageWindow::of(&params)?;
     Ok(Json(state.store().list_notifications(limit, cursor).await?))
 }

@@ -3,12 +3,12 @@
 
 use axum::Json;
 use axum::extract::State;
-use inbox_protocol::SubmissionList;
+use inbox_protocol::{Notification, SubmissionList};
 
-use super::visible;
 use crate::error::ApiError;
 use crate::extract::PathId;
 use crate::principal::Principal;
+use crate::routes::found::find;
 use crate::state::AppState;
 
 pub async fn submissions(
@@ -16,7 +16,7 @@ pub async fn submissions(
     principal: Principal,
     PathId(id): PathId,
 ) -> Result<Json<SubmissionList>, ApiError> {
-    let n = visible(&state, &principal, &id).await?;
+    let n = find::<Notification>(&state, &principal, &id).await?;
     let items = state.store().submissions(&n.id).await?;
     Ok(Json(SubmissionList { items }))
 }

@@ -5,41 +5,40 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use chrono::Utc;
 use inbox_protocol::caps::SUBMISSIONS_PER_NOTIFICATION_MAX;
 use inbox_protocol::{ErrorCode, Submission, SubmitRequest};
 
 use super::not_found;
-use crate::auth::AsReviewer;
-use crate::body::JsonBody;
 use crate::error::ApiError;
-use crate::extract::PathId;
 use crate::ids;
-use crate::routes::resolution::{claim, idempotency_key};
+use crate::routes::resolution::ReviewerWrite;
 use crate::state::AppState;
 use crate::store::{NewSubmission, SubmitOutcome};
+use crate::validation::SUBMISSION;
 
 pub async fn submit(
     State(state): State<AppState>,
-    AsReviewer(principal): AsReviewer,
-    PathId(id): PathId,
-    headers: HeaderMap,
-    JsonBody(req): JsonBody<SubmitRequest>,
+    write: ReviewerWrite<SubmitRequest>,
 ) -> Result<(StatusCode, Json<Submission>), ApiError> {
-    let key = idempotency_key(&headers)?;
     let notification = state
         .store()
-        .get_notification(&id)
+        .get_notification(&write.id)
         .await?
         .filter(|n| n.is_outstanding())
         .ok_or_else(not_found)?;
     state
         .validation()
-        .check_submission(&notification, &req.value)
+        .check(&SUBMISSION, &notification, &write.body.value)
         .await?;
-    let body = serde_json::to_value(&req).unwrap_or_default();
-    let claim = claim(key, "submit", &principal.name, &body);
+    let claim = write.claim("submit");
+    let ReviewerWrite {
+        principal,
+        id,
+        body: req,
+        ..
+    } = write;
     let new = NewSubmission {
         submission: Submission {
             id: ids::submission_id(),
@@ -58,11 +57,7 @@ pub async fn submit(
             Ok((StatusCode::CREATED, Json(s)))
         }
         SubmitOutcome::Replayed(s) => Ok((StatusCode::OK, Json(s))),
-        SubmitOutcome::IdempotencyConflict => Err(ApiError::new(
-            ErrorCode::IdempotencyConflict,
-            "this Idempotency-Key was used for a different submission",
-        )
-        .with_field("Idempotency-Key")),
+        SubmitOutcome::IdempotencyConflict => Err(ApiError::idempotency_conflict("submission")),
         SubmitOutcome::AtLimit { limit } => Err(ApiError::new(
             ErrorCode::TooManySubmissions,
             format!("this notification already holds {limit} submissions"),

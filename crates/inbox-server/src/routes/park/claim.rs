@@ -7,13 +7,14 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use chrono::Utc;
-use inbox_protocol::{ErrorCode, ParkResponse};
+use inbox_protocol::{ErrorCode, Park, ParkResponse};
 use serde_json::Value;
 
-use super::{not_found, own_park};
+use super::not_found;
 use crate::auth::AsAsker;
 use crate::error::ApiError;
 use crate::extract::PathId;
+use crate::routes::found::find;
 use crate::routes::resolution::{claim as idempotency_claim, idempotency_key};
 use crate::state::AppState;
 use crate::store::ClaimOutcome;
@@ -25,7 +26,7 @@ pub async fn claim(
     headers: HeaderMap,
 ) -> Result<Json<ParkResponse>, ApiError> {
     let key = idempotency_key(&headers)?;
-    own_park(&state, &principal, &id).await?;
+    find::<Park>(&state, &principal, &id).await?;
     let claim = idempotency_claim(key, "claim", &principal.name, &Value::Null);
     match state.store().claim_park(&id, claim, Utc::now()).await? {
         ClaimOutcome::Claimed(park) => {

@@ -25,12 +25,8 @@ pub async fn create(
     let retention = state.park_retention();
     let (req, accepted) = state
         .validation()
-        .run(move || {
-            let accepted = validate_park(&req, now, retention);
-            (req, accepted)
-        })
+        .judge(req, move |req| validate_park(req, now, retention))
         .await?;
-    let accepted = accepted?;
     let park_id = ids::park_id();
     let size = req.asks.len() as u32;
     let run = ParkPlace::run_of(req.metadata.as_ref());

@@ -1,20 +1,10 @@
 //! `GET /api/parks/{id}` — the park, with the resolutions recorded so far.
 
 use axum::Json;
-use axum::extract::State;
-use inbox_protocol::ParkResponse;
+use inbox_protocol::{Park, ParkResponse};
 
-use super::own_park;
-use crate::auth::AsAsker;
-use crate::error::ApiError;
-use crate::extract::PathId;
-use crate::state::AppState;
+use crate::routes::found::Found;
 
-pub async fn read(
-    State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
-) -> Result<Json<ParkResponse>, ApiError> {
-    let park = own_park(&state, &principal, &id).await?;
-    Ok(Json(ParkResponse { park }))
+pub async fn read(found: Found<Park>) -> Json<ParkResponse> {
+    Json(ParkResponse { park: found.item })
 }

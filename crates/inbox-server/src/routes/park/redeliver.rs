@@ -5,27 +5,24 @@
 use axum::Json;
 use axum::extract::State;
 use chrono::Utc;
-use inbox_protocol::{ErrorCode, ParkResponse};
+use inbox_protocol::{ErrorCode, Park, ParkResponse};
 
-use super::own_park;
-use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::extract::PathId;
+use crate::routes::found::{Found, find};
 use crate::state::AppState;
 
 pub async fn redeliver(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
+    found: Found<Park>,
 ) -> Result<Json<ParkResponse>, ApiError> {
-    own_park(&state, &principal, &id).await?;
-    if !state.store().redeliver_park(&id, Utc::now()).await? {
+    let id = &found.item.id;
+    if !state.store().redeliver_park(id, Utc::now()).await? {
         return Err(ApiError::new(
             ErrorCode::NotFailed,
             "only a park whose webhook failed can be redelivered",
         ));
     }
     tracing::info!(park = %id, "webhook queued again");
-    let park = own_park(&state, &principal, &id).await?;
+    let park = find::<Park>(&state, &found.principal, id).await?;
     Ok(Json(ParkResponse { park }))
 }

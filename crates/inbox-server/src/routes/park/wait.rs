@@ -5,59 +5,35 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use inbox_protocol::ParkResponse;
-use tokio::sync::broadcast::error::RecvError;
+use inbox_protocol::{Park, ParkResponse};
 
-use super::own_park;
-use crate::auth::AsAsker;
 use crate::error::ApiError;
-use crate::extract::{PathId, QueryParams};
-use crate::routes::wait::wait_timeout;
+use crate::routes::found::find;
+use crate::routes::poll::{self, AskerWait, LongPoll, Wake};
 use crate::state::AppState;
 
 pub async fn wait(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    PathId(id): PathId,
-    QueryParams(params): QueryParams,
+    wait: AskerWait,
 ) -> Result<(StatusCode, Json<ParkResponse>), ApiError> {
-    let timeout = wait_timeout(&params)?;
     // Subscribe before reading, so a resolution between the read and the wait still wakes us.
-    let mut events = state.store().subscribe();
-    let mut parks = state.store().subscribe_parks();
-    let mut park = own_park(&state, &principal, &id).await?;
-    let deadline = tokio::time::sleep(timeout);
-    tokio::pin!(deadline);
-    let stopping = state.stopping();
-    tokio::pin!(stopping);
-    let _waiting = (!park.is_resolved()).then(|| state.long_polls().enter());
+    let mut poll = LongPoll::start(&state, wait.timeout).watching_parks(&state);
+    let mut park = find::<Park>(&state, &wait.principal, &wait.id).await?;
     while !park.is_resolved() {
-        let recheck = tokio::select! {
-            received = events.recv() => match received {
-                Ok(event) => match event.stored.event.interaction_id() {
-                    Some(about) => park.interactions.iter().any(|ia| ia == about),
-                    // A `reset` may hide ours: look again.
-                    None => true,
-                },
-                Err(RecvError::Lagged(_)) => true,
-                Err(RecvError::Closed) => break,
+        let recheck = match poll.next().await {
+            Wake::Event(event) => match event.stored.event.interaction_id() {
+                Some(about) => park.interactions.iter().any(|ia| ia == about),
+                // A `reset` may hide ours: look again.
+                None => true,
             },
-            moved = parks.recv() => match moved {
-                Ok(moved) => moved.id == id,
-                Err(RecvError::Lagged(_)) => true,
-                Err(RecvError::Closed) => break,
-            },
-            () = &mut deadline => break,
-            () = &mut stopping => break,
+            Wake::Park(moved) => moved == wait.id,
+            Wake::Missed => true,
+            Wake::Over => break,
         };
         if recheck {
-            park = own_park(&state, &principal, &id).await?;
+            park = find::<Park>(&state, &wait.principal, &wait.id).await?;
         }
     }
-    let status = if park.is_resolved() {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
+    let status = poll::status(park.is_resolved());
     Ok((status, Json(ParkResponse { park })))
 }
