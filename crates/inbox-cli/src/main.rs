@@ -32,9 +32,11 @@ struct Cli {
 enum Command {
     Serve(commands::serve::Args),
     Ask(commands::ask::Args),
-    Park(commands::park::Args),
+    #[command(subcommand)]
+    Park(commands::park::Command),
     Notify(commands::notify::Args),
-    Agui(commands::agui::Args),
+    #[command(subcommand)]
+    Agui(commands::agui::Command),
     List(commands::list::Args),
     Show(commands::show::Args),
     Answer(commands::answer::Args),
@@ -42,7 +44,8 @@ enum Command {
     Withdraw(commands::show::WithdrawArgs),
     Demo(commands::demo::Args),
     Tail(commands::tail::Args),
-    Webhook(commands::webhook::Args),
+    #[command(subcommand)]
+    Webhook(commands::webhook::Command),
     Mcp(commands::mcp::Args),
 }
 

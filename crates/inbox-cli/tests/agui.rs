@@ -3,15 +3,14 @@
 
 mod support;
 
-use std::io::Read;
 use std::net::SocketAddr;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunOutcome};
-use support::{inbox, serve_on_thread, start_server};
+use support::{Server, inbox, read_all, serve_on_thread, start_server, stderr, stdout};
 
 /// Asks one yes/no question; says "Booked." once it has an answer.
 struct Booker;
@@ -50,19 +49,19 @@ fn serve_agents() -> SocketAddr {
     )
 }
 
+/// `inbox agui run URL --message MESSAGE` against `server`.
+fn agui_run(server: &Server, agent_url: &str, message: &str) -> Command {
+    inbox(server, &["agui", "run", agent_url, "--message", message])
+}
+
 #[test]
 fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     let server = start_server();
     let agents = serve_agents();
-    let mut child = inbox(
+    let mut child = agui_run(
         &server,
-        &[
-            "agui",
-            "run",
-            &format!("http://{agents}/booker"),
-            "--message",
-            "get me to Lyon",
-        ],
+        &format!("http://{agents}/booker"),
+        "get me to Lyon",
     )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
@@ -73,20 +72,14 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     let deadline = Instant::now() + Duration::from_secs(20);
     let id = loop {
         let out = inbox(&server, &["list", "--json"]).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let text = stdout(&out);
         if let Some(line) = text.lines().find(|l| l.contains("Book the 9:40 train?")) {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             break v["id"].as_str().unwrap().to_owned();
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            let mut err = String::new();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
+            let err = read_all(child.stderr.take());
             panic!("the run's question never appeared; inbox agui run said: {err}\nlist: {text}");
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -95,19 +88,7 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     assert!(answered.status.success(), "{answered:?}");
 
     let status = child.wait().unwrap();
-    let (mut out, mut err) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (out, err) = (read_all(child.stdout.take()), read_all(child.stderr.take()));
     assert_eq!(status.code(), Some(0), "{out}\n{err}");
     assert!(
         out.contains("assistant: Shall I book the 9:40 train?"),
@@ -117,29 +98,15 @@ fn agui_run_prints_the_transcript_and_exits_by_outcome() {
     assert!(err.contains("succeeded"), "{err}");
 
     // RUN_ERROR: exit 14 with the agent's message.
-    let failed = inbox(
-        &server,
-        &[
-            "agui",
-            "run",
-            &format!("http://{agents}/broken"),
-            "--message",
-            "hi",
-        ],
-    )
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&failed.stderr);
+    let failed = agui_run(&server, &format!("http://{agents}/broken"), "hi")
+        .output()
+        .unwrap();
+    let err = stderr(&failed);
     assert_eq!(failed.status.code(), Some(14), "{err}");
     assert!(err.contains("the booking service is down"), "{err}");
 
     // A URL that is not http(s): refused by the server, exit 1 naming the field.
-    let refused = inbox(
-        &server,
-        &["agui", "run", "ftp://x.test/", "--message", "hi"],
-    )
-    .output()
-    .unwrap();
+    let refused = agui_run(&server, "ftp://x.test/", "hi").output().unwrap();
     assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("agent_url"));
+    assert!(stderr(&refused).contains("agent_url"));
 }

@@ -10,10 +10,13 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use support::{INBOX, Serve, Server, inbox};
+use support::{INBOX, Serve, Server, assert_exit, inbox, stderr, stdout};
 
 /// The longest any one command of these tests may take.
 const COMMAND_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The link of the tests' external question: a signing site that posts the answer back.
+const SIGN_LINK: &str = "https://sign.example.com/?cb={callback_url}";
 
 /// A running `inbox` with its output read on threads, so that no read and no wait on it can
 /// block past a deadline; killed on drop.
@@ -144,13 +147,11 @@ fn run(server: &Server, args: &[&str]) -> Output {
     output_of(inbox(server, args))
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Start a blocking `inbox ask` and return it with the id it printed on stderr.
+/// Start a blocking `inbox ask ARGS…` and return it with the id it printed on stderr.
 fn ask_in_background(server: &Server, args: &[&str]) -> (Proc, String) {
-    let asker = Proc::spawn(inbox(server, args));
+    let mut all = vec!["ask"];
+    all.extend_from_slice(args);
+    let asker = Proc::spawn(inbox(server, &all));
     let line = asker.stderr_until("ia_", Duration::from_secs(20));
     let id = line
         .split_whitespace()
@@ -171,7 +172,6 @@ fn a_sync_ask_returns_the_answer_given_through_inbox_answer() {
     let (asker, id) = ask_in_background(
         &server,
         &[
-            "ask",
             "Which region?",
             "--format",
             "select",
@@ -207,17 +207,17 @@ fn each_format_round_trips_with_its_typed_answer() {
         r#"{"type":"object","required":["count"],"properties":{"count":{"type":"integer"}}}"#;
     let cases: [(&[&str], &str, serde_json::Value); 3] = [
         (
-            &["ask", "Deploy?", "--format", "confirm"],
+            &["Deploy?", "--format", "confirm"],
             "yes",
             serde_json::json!(true),
         ),
         (
-            &["ask", "Headline?", "-o", "Faster builds"],
+            &["Headline?", "-o", "Faster builds"],
             "42",
             serde_json::json!("42"),
         ),
         (
-            &["ask", "How many?", "--format", "form", "--schema", schema],
+            &["How many?", "--format", "form", "--schema", schema],
             r#"{"count":3}"#,
             serde_json::json!({"count": 3}),
         ),
@@ -239,24 +239,23 @@ fn each_format_round_trips_with_its_typed_answer() {
 #[test]
 fn declined_and_expired_asks_exit_with_their_own_codes() {
     let server = start_server();
-    let (asker, id) =
-        ask_in_background(&server, &["ask", "Drop the table?", "--format", "confirm"]);
+    let (asker, id) = ask_in_background(&server, &["Drop the table?", "--format", "confirm"]);
     let declined = run(&server, &["decline", &id, "--reason", "not today"]);
     assert!(declined.status.success(), "{declined:?}");
     assert_eq!(exit_code(asker).0, 10);
 
-    let (asker, _id) = ask_in_background(&server, &["ask", "Quick one?", "--timeout", "1"]);
+    let (asker, _id) = ask_in_background(&server, &["Quick one?", "--timeout", "1"]);
     assert_eq!(exit_code(asker).0, 11);
 }
 
 #[test]
 fn inbox_withdraw_ends_the_waiting_ask_as_cancelled() {
     let server = start_server();
-    let (asker, id) = ask_in_background(&server, &["ask", "Still needed?"]);
+    let (asker, id) = ask_in_background(&server, &["Still needed?"]);
     let withdrawn = run(&server, &["withdraw", &id]);
     assert!(withdrawn.status.success(), "{withdrawn:?}");
     assert!(
-        String::from_utf8_lossy(&withdrawn.stderr).contains("is now cancelled"),
+        stderr(&withdrawn).contains("is now cancelled"),
         "{withdrawn:?}"
     );
     assert_eq!(exit_code(asker).0, 12);
@@ -267,18 +266,11 @@ fn an_external_question_is_not_answered_from_the_terminal_but_can_be_declined() 
     let server = start_server();
     let (asker, id) = ask_in_background(
         &server,
-        &[
-            "ask",
-            "Sign it?",
-            "--format",
-            "external",
-            "--link",
-            "https://sign.example.com/?cb={callback_url}",
-        ],
+        &["Sign it?", "--format", "external", "--link", SIGN_LINK],
     );
     let refused = run(&server, &["answer", &id, r#"{"signed":true}"#]);
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
-    let err = String::from_utf8_lossy(&refused.stderr);
+    let err = stderr(&refused);
     assert!(err.contains("answered only at its link"), "{err}");
     let declined = run(&server, &["decline", &id]);
     assert!(declined.status.success(), "{declined:?}");
@@ -290,7 +282,7 @@ fn a_refused_ask_names_the_field_and_exits_1() {
     let server = start_server();
     let out = run(&server, &["ask", "Pick one", "--format", "select"]);
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("options"), "the error names the field: {err}");
     let listed = run(&server, &["list", "--json"]);
     assert_eq!(stdout(&listed).trim(), "", "nothing was stored");
@@ -393,11 +385,7 @@ fn a_proxy_in_the_environment_never_sees_a_loopback_token() {
     let mut list = inbox(&server, &["list", "--json"]);
     proxy.set_on(&mut list);
     let out = output_of(list);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
 
     // The stream too: tail until one event arrives.
     let mut tail = inbox(&server, &["tail", "--count", "1"]);
@@ -437,7 +425,7 @@ fn plain_http_to_another_machine_needs_the_flag_and_then_takes_the_proxy() {
 
     let refused = list(&[], false);
     assert_eq!(refused.status.code(), Some(1));
-    let message = String::from_utf8_lossy(&refused.stderr);
+    let message = stderr(&refused);
     assert!(
         message.contains("inbox.example.invalid") && message.contains("--allow-insecure-http"),
         "{message}"
@@ -475,12 +463,7 @@ fn an_async_ask_prints_its_park_and_exits_parked_then_park_wait_and_claim_resume
         ],
     );
     // Never 0 (answered): 13, parked.
-    assert_eq!(
-        out.status.code(),
-        Some(13),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 13);
     let printed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let park = &printed["park"];
     assert_eq!(park["status"], "parked");
@@ -491,18 +474,10 @@ fn an_async_ask_prints_its_park_and_exits_parked_then_park_wait_and_claim_resume
     assert_eq!(still.status.code(), Some(13));
     let claim = run(&server, &["park", "claim", &park_id]);
     assert_eq!(claim.status.code(), Some(1), "not resolved yet");
-    assert!(
-        String::from_utf8_lossy(&claim.stderr).contains("not_resolved")
-            || String::from_utf8_lossy(&claim.stderr).contains("resolved")
-    );
+    assert!(stderr(&claim).contains("not_resolved") || stderr(&claim).contains("resolved"));
 
     let answered = run(&server, &["answer", &ia, "true"]);
-    assert_eq!(
-        answered.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&answered.stderr)
-    );
+    assert_exit(&answered, 0);
     let done = run(&server, &["park", "wait", &park_id, "--timeout", "10"]);
     assert_eq!(done.status.code(), Some(0));
     let claimed = run(
@@ -551,12 +526,7 @@ fn ask_no_wait(server: &Server, args: &[&str]) -> serde_json::Value {
     all.extend_from_slice(args);
     all.push("--no-wait");
     let out = run(server, &all);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     json_of(&out)
 }
 
@@ -569,7 +539,7 @@ fn an_ask_prints_the_link_that_opens_it_in_the_app() {
     );
     assert_eq!(out.status.code(), Some(0));
     let id = json_of(&out)["id"].as_str().unwrap().to_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(
         stderr.contains(&format!("open it in the app: inbox://open/{id}\n")),
         "{stderr}"
@@ -599,7 +569,7 @@ fn show_reads_a_question_and_withdraw_cancels_it() {
     let withdrawn = run(&server, &["withdraw", id]);
     assert_eq!(withdrawn.status.code(), Some(0), "{withdrawn:?}");
     assert!(
-        String::from_utf8_lossy(&withdrawn.stderr).contains("is now cancelled"),
+        stderr(&withdrawn).contains("is now cancelled"),
         "{withdrawn:?}"
     );
     assert_eq!(json_of(&run(&server, &["show", id]))["status"], "cancelled");
@@ -617,7 +587,7 @@ fn show_reads_a_question_and_withdraw_cancels_it() {
 #[test]
 fn ctrl_c_on_a_blocking_ask_withdraws_it_and_exits_12() {
     let server = start_server();
-    let (asker, id) = ask_in_background(&server, &["ask", "Wait for me?", "--format", "confirm"]);
+    let (asker, id) = ask_in_background(&server, &["Wait for me?", "--format", "confirm"]);
     let pid = asker.child.id().to_string();
     let signalled = output_of({
         let mut kill = Command::new("kill");
@@ -626,16 +596,11 @@ fn ctrl_c_on_a_blocking_ask_withdraws_it_and_exits_12() {
     });
     assert!(signalled.status.success(), "{signalled:?}");
     let out = asker.finish(COMMAND_DEADLINE);
-    assert_eq!(
-        out.status.code(),
-        Some(12),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 12);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains(&format!("interrupted: withdrew {id}")),
+        stderr(&out).contains(&format!("interrupted: withdrew {id}")),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr(&out)
     );
     // Not left behind for a reviewer to answer into the void.
     assert_eq!(
@@ -694,13 +659,7 @@ fn the_server_log_never_holds_a_token_a_ticket_or_an_answer() {
     // An external question: its callback ticket is used on the page it links to.
     let external = ask_no_wait(
         &server,
-        &[
-            "Sign it?",
-            "--format",
-            "external",
-            "--link",
-            "https://sign.example.com/?cb={callback_url}",
-        ],
+        &["Sign it?", "--format", "external", "--link", SIGN_LINK],
     );
     let external = external["id"].as_str().unwrap();
     let shown = json_of(&run(&server, &["show", external]));
@@ -783,10 +742,7 @@ fn notify_returns_at_once_and_its_submissions_are_read_back() {
 
     let refused = run(&server, &["notify", "submit", &id, r#"{"rating": 9}"#]);
     assert_eq!(refused.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("rating"),
-        "{refused:?}"
-    );
+    assert!(stderr(&refused).contains("rating"), "{refused:?}");
     let submitted = run(&server, &["notify", "submit", &id, r#"{"rating": 5}"#]);
     assert!(submitted.status.success(), "{submitted:?}");
 
@@ -801,7 +757,7 @@ fn notify_returns_at_once_and_its_submissions_are_read_back() {
 
     let blank = run(&server, &["notify", " "]);
     assert_eq!(blank.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&blank.stderr).contains("prompt"));
+    assert!(stderr(&blank).contains("prompt"));
 }
 
 /// What a webhook receiver on loopback got: the three signature headers and the raw body.
@@ -888,12 +844,7 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
         &server,
         &["park", "create", "--asks", &asks, "--webhook", &url],
     );
-    assert_eq!(
-        created.status.code(),
-        Some(13),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
+    assert_exit(&created, 13);
     let park: serde_json::Value = serde_json::from_str(&stdout(&created)).unwrap();
     let ia = park["park"]["interactions"][0].as_str().unwrap().to_owned();
     assert_eq!(
@@ -908,12 +859,7 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
     let secret = secret.trim();
 
     let ok = verify_webhook(secret, &got, &got.body, &[]);
-    assert_eq!(
-        ok.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    assert_exit(&ok, 0);
     // The same body read from a file verifies too.
     let file = server.dir.path().join("body.json");
     std::fs::write(&file, &got.body).unwrap();
@@ -925,7 +871,7 @@ fn webhook_verify_accepts_the_servers_own_resume_and_refuses_any_change() {
     tampered[at] = b'T';
     let bad = verify_webhook(secret, &got, &tampered, &[]);
     assert_eq!(bad.status.code(), Some(20), "a changed body");
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("no v1 signature"));
+    assert!(stderr(&bad).contains("no v1 signature"));
     let other_id = Received {
         id: "msg_pk_another".into(),
         ..got_clone(&got)
@@ -985,7 +931,7 @@ fn webhook_verify_refuses_a_stale_timestamp_with_its_own_code() {
         Some(21),
         "ten minutes old, tolerance five"
     );
-    assert!(String::from_utf8_lossy(&stale.stderr).contains("tolerance"));
+    assert!(stderr(&stale).contains("tolerance"));
     let tolerant = verify_webhook(&secret, &signed, body, &["--tolerance", "900"]);
     assert_eq!(tolerant.status.code(), Some(0));
     let garbled = Received {

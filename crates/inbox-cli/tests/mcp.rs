@@ -19,8 +19,9 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceError, ServiceExt};
 use serde_json::{Value, json};
+use tokio::task::JoinHandle;
 
 use support::{INBOX, Server, start_server};
 
@@ -74,13 +75,24 @@ fn inbox_command(server: &Server, args: &[&str]) -> tokio::process::Command {
     cmd
 }
 
-async fn connect(server: &Server, args: &[&str]) -> (RunningService<RoleClient, Host>, Host) {
+type Client = RunningService<RoleClient, Host>;
+
+async fn connect(server: &Server, args: &[&str]) -> (Client, Host) {
     let host = Host::default();
     let transport = TokioChildProcess::new(inbox_command(server, args)).unwrap();
     let running = within("MCP initialize", host.clone().serve(transport))
         .await
         .expect("the MCP session starts");
     (running, host)
+}
+
+/// What most tests start with: a server (kept alive by the caller), its reviewer's API, and
+/// `inbox ARGS…` spawned as the MCP server of a host of ours.
+async fn session(args: &[&str]) -> (Server, ApiClient, Client, Host) {
+    let server = start_server();
+    let reviewer = api(&server, "reviewer");
+    let (client, host) = connect(&server, args).await;
+    (server, reviewer, client, host)
 }
 
 /// The one pending question, once it shows up in the reviewer's list.
@@ -98,6 +110,18 @@ async fn pending_question(reviewer: &ApiClient) -> Interaction {
         }
     })
     .await
+}
+
+/// The first answered question (of the list's first page) that `which` picks.
+async fn answered(
+    reviewer: &ApiClient,
+    which: impl Fn(&Interaction) -> bool,
+) -> Option<Interaction> {
+    let page = reviewer
+        .list(StatusFilter::Answered, None, None)
+        .await
+        .unwrap();
+    page.items.into_iter().find(|ia| which(ia))
 }
 
 async fn answer(reviewer: &ApiClient, id: &str, value: Value) {
@@ -128,6 +152,33 @@ fn tool_call(name: &str, arguments: Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(name.to_owned());
     params.arguments = Some(arguments);
     params
+}
+
+/// Calls tool `name` and waits (within [`STEP`]) for its result.
+async fn call_now(client: &Client, what: &str, name: &str, arguments: Value) -> CallToolResult {
+    within(what, client.peer().call_tool(tool_call(name, arguments)))
+        .await
+        .unwrap()
+}
+
+/// Calls tool `name` on a task of its own, for a call that returns only once someone
+/// answers in the inbox; [`returned`] takes its result.
+fn call_in_background(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+) -> JoinHandle<Result<CallToolResult, ServiceError>> {
+    let peer = client.peer().clone();
+    let params = tool_call(name, arguments);
+    tokio::spawn(async move { peer.call_tool(params).await })
+}
+
+/// The result of a [`call_in_background`], within [`STEP`].
+async fn returned(
+    what: &str,
+    call: JoinHandle<Result<CallToolResult, ServiceError>>,
+) -> CallToolResult {
+    within(what, call).await.unwrap().unwrap()
 }
 
 fn structured(result: &CallToolResult) -> Value {
@@ -181,9 +232,7 @@ async fn inbox_mcp_lists_ask_user_and_notify_user() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
     let cases = [
         (
             json!({"prompt": "Release notes headline?", "options": ["Faster builds"]}),
@@ -214,13 +263,11 @@ async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
         ),
     ];
     for (arguments, format, given) in cases {
-        let peer = client.peer().clone();
-        let call =
-            tokio::spawn(async move { peer.call_tool(tool_call("ask_user", arguments)).await });
+        let call = call_in_background(&client, "ask_user", arguments);
         let question = pending_question(&reviewer).await;
         assert_eq!(question.answer_format, format);
         answer(&reviewer, &question.id, given.clone()).await;
-        let result = within("ask_user to return", call).await.unwrap().unwrap();
+        let result = returned("ask_user to return", call).await;
         assert_eq!(result.is_error, Some(false), "{result:?}");
         let got = structured(&result);
         assert_eq!(got["status"], "answered");
@@ -228,28 +275,20 @@ async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
         assert_eq!(got["interaction_id"], json!(question.id));
         assert!(text(&result).contains(&given.to_string()));
     }
-    let form = reviewer
-        .list(StatusFilter::Answered, None, None)
+    let form = answered(&reviewer, |ia| ia.answer_format == AnswerFormat::Form)
         .await
-        .unwrap()
-        .items
-        .into_iter()
-        .find(|ia| ia.answer_format == AnswerFormat::Form)
         .unwrap();
     assert_eq!(form.data.unwrap().values["nights"], json!(2));
     assert_eq!(form.pages.unwrap().len(), 2);
     assert_eq!(form.metadata["run"], json!("r-1"));
 
     // External: the answer arrives through the question's callback link, as the other site's.
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call(
-            "ask_user",
-            json!({"prompt": "Sign the NDA", "answer_format": "external",
-                "link": "https://sign.example.com/start?cb={callback_url}"}),
-        ))
-        .await
-    });
+    let call = call_in_background(
+        &client,
+        "ask_user",
+        json!({"prompt": "Sign the NDA", "answer_format": "external",
+            "link": "https://sign.example.com/start?cb={callback_url}"}),
+    );
     let question = pending_question(&reviewer).await;
     let link = question.link.clone().unwrap();
     let callback = link.split("cb=").nth(1).unwrap().to_owned();
@@ -260,29 +299,24 @@ async fn ask_user_returns_the_answer_given_through_the_api_for_each_format() {
         .await
         .unwrap();
     assert!(posted.status().is_success(), "{posted:?}");
-    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    let result = returned("ask_user to return", call).await;
     assert_eq!(structured(&result)["answer"], json!({"signed": true}));
     client.cancel().await.ok();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declined_expired_and_withdrawn_come_back_as_readable_results() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
+    let (server, reviewer, client, _host) = session(&["mcp"]).await;
     let asker = api(&server, "asker");
-    let (client, _host) = connect(&server, &["mcp"]).await;
 
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call(
-            "ask_user",
-            json!({"prompt": "Drop the table?", "answer_format": "confirm"}),
-        ))
-        .await
-    });
+    let call = call_in_background(
+        &client,
+        "ask_user",
+        json!({"prompt": "Drop the table?", "answer_format": "confirm"}),
+    );
     let question = pending_question(&reviewer).await;
     decline(&reviewer, &question.id, "not on a Friday").await;
-    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    let result = returned("ask_user to return", call).await;
     assert_eq!(
         result.is_error,
         Some(false),
@@ -292,37 +326,27 @@ async fn declined_expired_and_withdrawn_come_back_as_readable_results() {
     assert_eq!(structured(&result)["reason"], "not on a Friday");
     assert!(text(&result).contains("declined to answer: not on a Friday"));
 
-    let result = within(
+    let result = call_now(
+        &client,
         "an expiring ask_user",
-        client.peer().call_tool(tool_call(
-            "ask_user",
-            json!({"prompt": "Quick one?", "timeout_s": 1}),
-        )),
+        "ask_user",
+        json!({"prompt": "Quick one?", "timeout_s": 1}),
     )
-    .await
-    .unwrap();
+    .await;
     assert_eq!(result.is_error, Some(false));
     assert_eq!(structured(&result)["status"], "expired");
     assert!(text(&result).contains("expired"));
 
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call("ask_user", json!({"prompt": "Still needed?"})))
-            .await
-    });
+    let call = call_in_background(&client, "ask_user", json!({"prompt": "Still needed?"}));
     let question = pending_question(&reviewer).await;
     asker.withdraw(&question.id).await.unwrap();
-    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    let result = returned("ask_user to return", call).await;
     assert_eq!(structured(&result)["status"], "withdrawn");
     assert!(text(&result).contains("withdrawn"));
 
     // A host that gives up on the call (rmcp sends notifications/cancelled when the request
     // future is dropped) leaves no question behind: it is withdrawn.
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call("ask_user", json!({"prompt": "Abandoned?"})))
-            .await
-    });
+    let call = call_in_background(&client, "ask_user", json!({"prompt": "Abandoned?"}));
     let question = pending_question(&reviewer).await;
     call.abort();
     within("the abandoned question to be withdrawn", async {
@@ -340,17 +364,12 @@ async fn declined_expired_and_withdrawn_come_back_as_readable_results() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_notifications_arrive_while_ask_user_waits() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, host) = connect(&server, &["mcp", "--progress-every", "1"]).await;
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call(
-            "ask_user",
-            json!({"prompt": "Ship it?", "timeout_s": 600}),
-        ))
-        .await
-    });
+    let (_server, reviewer, client, host) = session(&["mcp", "--progress-every", "1"]).await;
+    let call = call_in_background(
+        &client,
+        "ask_user",
+        json!({"prompt": "Ship it?", "timeout_s": 600}),
+    );
     let question = pending_question(&reviewer).await;
     within("three progress notifications", async {
         while host.progress.lock().unwrap().len() < 3 {
@@ -359,7 +378,7 @@ async fn progress_notifications_arrive_while_ask_user_waits() {
     })
     .await;
     answer(&reviewer, &question.id, json!("yes")).await;
-    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    let result = returned("ask_user to return", call).await;
     assert_eq!(structured(&result)["answer"], "yes");
     let progress = host.progress.lock().unwrap().clone();
     // rmcp's client puts a progress token of its own on every request; they all carry it.
@@ -387,9 +406,7 @@ async fn progress_notifications_arrive_while_ask_user_waits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_arguments_are_a_tool_error_naming_the_field_and_nothing_is_asked() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
     let cases = [
         (json!({"answer_format": "confirm"}), "prompt"),
         (
@@ -413,14 +430,7 @@ async fn bad_arguments_are_a_tool_error_naming_the_field_and_nothing_is_asked() 
         ),
     ];
     for (arguments, field) in cases {
-        let result = within(
-            "a refused ask_user",
-            client
-                .peer()
-                .call_tool(tool_call("ask_user", arguments.clone())),
-        )
-        .await
-        .unwrap();
+        let result = call_now(&client, "a refused ask_user", "ask_user", arguments.clone()).await;
         assert_eq!(result.is_error, Some(true), "{arguments}");
         assert!(
             text(&result).contains(field),
@@ -456,21 +466,16 @@ fn everything_server() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_everything_servers_elicitation_gets_the_inbox_answer_as_accept_and_decline() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
     let entry = everything_server();
-    let (client, _host) = connect(&server, &["mcp", "proxy", "--", "node", &entry, "stdio"]).await;
+    let (_server, reviewer, client, _host) =
+        session(&["mcp", "proxy", "--", "node", &entry, "stdio"]).await;
     let tools = within("tools/list", client.list_all_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     // It registers these only for a client that advertises elicitation (form, and url).
     assert!(names.contains(&"trigger-elicitation-request"), "{names:?}");
     assert!(names.contains(&"trigger-url-elicitation"), "{names:?}");
 
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call("trigger-elicitation-request", json!({})))
-            .await
-    });
+    let call = call_in_background(&client, "trigger-elicitation-request", json!({}));
     let question = pending_question(&reviewer).await;
     assert_eq!(question.answer_format, AnswerFormat::Form);
     assert_eq!(
@@ -486,10 +491,7 @@ async fn the_everything_servers_elicitation_gets_the_inbox_answer_as_accept_and_
         json!({"name": "Ada Lovelace", "check": true, "integer": 7, "email": "ada@example.com"}),
     )
     .await;
-    let result = within("the elicitation tool to return", call)
-        .await
-        .unwrap()
-        .unwrap();
+    let result = returned("the elicitation tool to return", call).await;
     let shown = text(&result);
     assert!(
         shown.contains("User provided the requested information"),
@@ -499,30 +501,22 @@ async fn the_everything_servers_elicitation_gets_the_inbox_answer_as_accept_and_
     assert!(shown.contains("- Favorite Integer: 7"), "{shown}");
     assert!(shown.contains("\"action\": \"accept\""), "{shown}");
 
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call("trigger-elicitation-request", json!({})))
-            .await
-    });
+    let call = call_in_background(&client, "trigger-elicitation-request", json!({}));
     let question = pending_question(&reviewer).await;
     decline(&reviewer, &question.id, "no thanks").await;
-    let result = within("the elicitation tool to return", call)
-        .await
-        .unwrap()
-        .unwrap();
+    let result = returned("the elicitation tool to return", call).await;
     let shown = text(&result);
     assert!(shown.contains("User declined"), "{shown}");
     assert!(shown.contains("\"action\": \"decline\""), "{shown}");
 
     // Everything else passes through untouched.
-    let echoed = within(
+    let echoed = call_now(
+        &client,
         "echo",
-        client
-            .peer()
-            .call_tool(tool_call("echo", json!({"message": "through the proxy"}))),
+        "echo",
+        json!({"message": "through the proxy"}),
     )
-    .await
-    .unwrap();
+    .await;
     assert!(text(&echoed).contains("through the proxy"));
     client.cancel().await.ok();
 }
@@ -604,30 +598,22 @@ async fn serve_elicitor(socket: PathBuf) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to_external() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
     let socket_dir = tempfile::tempdir().unwrap();
     let socket = socket_dir.path().join("elicitor.sock");
     serve_elicitor(socket.clone()).await;
     let pipe = peers_dir().join("socket-pipe.js");
-    let (client, _host) = connect(
-        &server,
-        &[
-            "mcp",
-            "proxy",
-            "--timeout",
-            "5",
-            "--",
-            "node",
-            pipe.to_str().unwrap(),
-            socket.to_str().unwrap(),
-        ],
-    )
+    let (_server, reviewer, client, _host) = session(&[
+        "mcp",
+        "proxy",
+        "--timeout",
+        "5",
+        "--",
+        "node",
+        pipe.to_str().unwrap(),
+        socket.to_str().unwrap(),
+    ])
     .await;
-    let elicited = |tool: &'static str| {
-        let peer = client.peer().clone();
-        tokio::spawn(async move { peer.call_tool(tool_call(tool, json!({}))).await })
-    };
+    let elicited = |tool: &str| call_in_background(&client, tool, json!({}));
     let outcome =
         |result: CallToolResult| -> Value { serde_json::from_str(&text(&result)).unwrap() };
 
@@ -640,7 +626,7 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     );
     assert_eq!(question.metadata["source"], "mcp elicitation");
     answer(&reviewer, &question.id, json!(true)).await;
-    let result = within("confirm_step", call).await.unwrap().unwrap();
+    let result = returned("confirm_step", call).await;
     assert_eq!(
         outcome(result),
         json!({"action": "accept", "content": {"proceed": true}})
@@ -662,7 +648,7 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
         ]
     );
     answer(&reviewer, &question.id, json!("dog")).await;
-    let result = within("pick_pet", call).await.unwrap().unwrap();
+    let result = returned("pick_pet", call).await;
     assert_eq!(
         outcome(result),
         json!({"action": "accept", "content": {"pet": "dog"}})
@@ -678,20 +664,15 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     assert_eq!(site, "https://tracker.example.com/oauth?state=s1");
     let posted = reqwest::Client::new().post(callback).send().await.unwrap();
     assert!(posted.status().is_success(), "{posted:?}");
-    let result = within("sign_in", call).await.unwrap().unwrap();
+    let result = returned("sign_in", call).await;
     assert_eq!(outcome(result), json!({"action": "accept"}));
 
     // The server's notifications/elicitation/complete answers the question through its callback.
     let call = elicited("sign_in_and_finish");
-    let result = within("sign_in_and_finish", call).await.unwrap().unwrap();
+    let result = returned("sign_in_and_finish", call).await;
     assert_eq!(outcome(result), json!({"action": "accept"}));
-    let done = reviewer
-        .list(StatusFilter::Answered, None, None)
+    let done = answered(&reviewer, |ia| ia.prompt == "Sign in to the wiki")
         .await
-        .unwrap()
-        .items
-        .into_iter()
-        .find(|ia| ia.prompt == "Sign in to the wiki")
         .expect("the wiki question is answered");
     assert_eq!(done.answer.unwrap().answered_by, "callback");
 
@@ -699,34 +680,29 @@ async fn the_proxy_maps_a_single_boolean_to_confirm_an_enum_to_select_and_url_to
     let call = elicited("confirm_step");
     let question = pending_question(&reviewer).await;
     decline(&reviewer, &question.id, "not now").await;
-    let result = within("confirm_step", call).await.unwrap().unwrap();
+    let result = returned("confirm_step", call).await;
     assert_eq!(outcome(result), json!({"action": "decline"}));
 
     let call = elicited("sign_in");
-    let result = within("an expiring sign_in", call).await.unwrap().unwrap();
+    let result = returned("an expiring sign_in", call).await;
     assert_eq!(outcome(result), json!({"action": "cancel"}));
     client.cancel().await.ok();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_with_expiry_at_is_a_park_of_one_that_the_tool_resumes_once_answered() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
+    let (server, reviewer, client, _host) = session(&["mcp"]).await;
     let asker = api(&server, "asker");
-    let (client, _host) = connect(&server, &["mcp"]).await;
     let expiry = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
-    let peer = client.peer().clone();
-    let call = tokio::spawn(async move {
-        peer.call_tool(tool_call(
-            "ask_user",
-            json!({"prompt": "Approve the budget?", "answer_format": "confirm", "expiry_at": expiry}),
-        ))
-        .await
-    });
+    let call = call_in_background(
+        &client,
+        "ask_user",
+        json!({"prompt": "Approve the budget?", "answer_format": "confirm", "expiry_at": expiry}),
+    );
     let question = pending_question(&reviewer).await;
     let park_id = question.park_id.clone().expect("an async ask is in a park");
     answer(&reviewer, &question.id, json!(false)).await;
-    let result = within("ask_user to return", call).await.unwrap().unwrap();
+    let result = returned("ask_user to return", call).await;
     assert_eq!(structured(&result)["answer"], json!(false));
     let park = asker.get_park(&park_id).await.unwrap();
     assert_eq!(park.status, inbox_protocol::ParkStatus::Resumed);
@@ -735,20 +711,16 @@ async fn an_ask_with_expiry_at_is_a_park_of_one_that_the_tool_resumes_once_answe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notify_user_delivers_a_notification_at_once_and_names_a_bad_field() {
-    let server = start_server();
-    let reviewer = api(&server, "reviewer");
-    let (client, _host) = connect(&server, &["mcp"]).await;
-    let result = within(
+    let (_server, reviewer, client, _host) = session(&["mcp"]).await;
+    let result = call_now(
+        &client,
         "notify_user",
-        client.peer().call_tool(tool_call(
-            "notify_user",
-            json!({"prompt": "Build 42 is deployed", "body": "All checks green.",
-                "schema": {"type": "object", "properties": {"rating": {"type": "integer"}}},
-                "metadata": {"run": "r-9"}}),
-        )),
+        "notify_user",
+        json!({"prompt": "Build 42 is deployed", "body": "All checks green.",
+            "schema": {"type": "object", "properties": {"rating": {"type": "integer"}}},
+            "metadata": {"run": "r-9"}}),
     )
-    .await
-    .unwrap();
+    .await;
     assert_eq!(result.is_error, Some(false), "{result:?}");
     let got = structured(&result);
     assert_eq!(got["status"], "delivered");
@@ -767,14 +739,13 @@ async fn notify_user_delivers_a_notification_at_once_and_names_a_bad_field() {
             "prompt",
         ),
     ] {
-        let result = within(
+        let result = call_now(
+            &client,
             "a refused notify_user",
-            client
-                .peer()
-                .call_tool(tool_call("notify_user", arguments.clone())),
+            "notify_user",
+            arguments.clone(),
         )
-        .await
-        .unwrap();
+        .await;
         assert_eq!(result.is_error, Some(true), "{arguments}");
         assert!(text(&result).contains(field), "{}", text(&result));
     }

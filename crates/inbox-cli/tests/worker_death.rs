@@ -13,7 +13,7 @@ use std::net::TcpListener;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use support::{INBOX, Serve, Server, redis_url, until};
+use support::{INBOX, Serve, Server, assert_exit, redis_url, until};
 
 const SECRET: &str = "whsec_dGhlIGtpbGwtOSB0ZXN0IHNpZ25pbmcga2V5IQ==";
 const ASKER: &str = "kill9-asker-token-0123456789";
@@ -120,22 +120,12 @@ fn a_worker_killed_mid_delivery_is_taken_over_with_the_same_webhook_id() {
         ASKER,
         &["park", "create", "--asks", &asks, "--webhook", &hook],
     );
-    assert_eq!(
-        created.status.code(),
-        Some(13),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
+    assert_exit(&created, 13);
     let park: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
     let park_id = park["park"]["id"].as_str().unwrap().to_owned();
     for ia in park["park"]["interactions"].as_array().unwrap() {
         let out = inbox(&a, REVIEWER, &["answer", ia.as_str().unwrap(), "true"]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_exit(&out, 0);
     }
     until("A's delivery attempt", Duration::from_secs(15), || {
         !ids.lock().unwrap().is_empty()

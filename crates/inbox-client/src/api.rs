@@ -111,6 +111,25 @@ impl ApiClient {
             .timeout(Duration::from_secs(30))
     }
 
+    /// A `POST` with the `Idempotency-Key` the caller keeps for its retries.
+    fn keyed_post(&self, path: &str, idempotency_key: &str) -> RequestBuilder {
+        self.request(Method::POST, path)
+            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
+    }
+
+    /// A long-poll `GET` of up to `timeout` (the server caps it).
+    fn long_poll(&self, path: &str, timeout: Duration) -> RequestBuilder {
+        self.request(Method::GET, path)
+            .query(&[("timeout_s", timeout.as_secs().max(1).to_string())])
+            // The server holds the request open; give it room beyond its own window.
+            .timeout(timeout + Duration::from_secs(15))
+    }
+
+    /// Send and decode the 2xx body.
+    async fn call<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T, ClientError> {
+        decode(self.send(req).await?).await
+    }
+
     /// `GET /api/interactions` — one page of the list.
     pub async fn list(
         &self,
@@ -118,33 +137,22 @@ impl ApiClient {
         limit: Option<usize>,
         cursor: Option<&str>,
     ) -> Result<InteractionPage, ClientError> {
-        let mut query: Vec<(&str, String)> = vec![("status", status.as_str().to_owned())];
-        if let Some(limit) = limit {
-            query.push(("limit", limit.to_string()));
-        }
-        if let Some(cursor) = cursor {
-            query.push(("cursor", cursor.to_owned()));
-        }
-        let resp = self
-            .send(self.request(Method::GET, paths::INTERACTIONS).query(&query))
-            .await?;
-        decode(resp).await
+        let mut query = vec![("status", status.as_str().to_owned())];
+        query.extend(page_query(limit, cursor));
+        self.call(self.request(Method::GET, paths::INTERACTIONS).query(&query))
+            .await
     }
 
     /// `GET /api/interactions/{id}`
     pub async fn get(&self, id: &str) -> Result<Interaction, ClientError> {
-        let resp = self
-            .send(self.request(Method::GET, &item_path(id, "")))
-            .await?;
-        decode(resp).await
+        self.call(self.request(Method::GET, &item_path(id, "")))
+            .await
     }
 
     /// `POST /api/interactions` — ask; returns the stored interaction.
     pub async fn ask(&self, ask: &AskRequest) -> Result<Interaction, ClientError> {
-        let resp = self
-            .send(self.request(Method::POST, paths::INTERACTIONS).json(ask))
-            .await?;
-        decode(resp).await
+        self.call(self.request(Method::POST, paths::INTERACTIONS).json(ask))
+            .await
     }
 
     /// `POST /api/interactions/{id}/answer` with an idempotency key the caller keeps for retries.
@@ -154,11 +162,11 @@ impl ApiClient {
         answer: &AnswerRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        let req = self
-            .request(Method::POST, &item_path(id, "/answer"))
-            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
-            .json(answer);
-        decode(self.send(req).await?).await
+        self.call(
+            self.keyed_post(&item_path(id, "/answer"), idempotency_key)
+                .json(answer),
+        )
+        .await
     }
 
     /// `POST /api/interactions/{id}/decline`
@@ -168,21 +176,18 @@ impl ApiClient {
         decline: &DeclineRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        let req = self
-            .request(Method::POST, &item_path(id, "/decline"))
-            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
-            .json(decline);
-        decode(self.send(req).await?).await
+        self.call(
+            self.keyed_post(&item_path(id, "/decline"), idempotency_key)
+                .json(decline),
+        )
+        .await
     }
 
     /// `GET /api/interactions/{id}/wait` — long-poll for up to `timeout` (the server caps it).
     pub async fn wait(&self, id: &str, timeout: Duration) -> Result<WaitOutcome, ClientError> {
-        let req = self
-            .request(Method::GET, &item_path(id, "/wait"))
-            .query(&[("timeout_s", timeout.as_secs().max(1).to_string())])
-            // The server holds the request open; give it room beyond its own window.
-            .timeout(timeout + Duration::from_secs(15));
-        let resp = self.send(req).await?;
+        let resp = self
+            .send(self.long_poll(&item_path(id, "/wait"), timeout))
+            .await?;
         if resp.status() == StatusCode::ACCEPTED {
             return Ok(WaitOutcome::Pending);
         }
@@ -191,11 +196,10 @@ impl ApiClient {
 
     /// `DELETE /api/interactions/{id}` — the asker withdraws the question; returns it as stored.
     pub async fn withdraw(&self, id: &str) -> Result<Interaction, ClientError> {
-        let resp = self
-            .send(self.request(Method::DELETE, &item_path(id, "")))
-            .await?;
         // The door answers like answer and decline do: `{status, interaction}`.
-        let resolved: ResolveResponse = decode(resp).await?;
+        let resolved: ResolveResponse = self
+            .call(self.request(Method::DELETE, &item_path(id, "")))
+            .await?;
         Ok(resolved.interaction)
     }
 
@@ -261,18 +265,14 @@ pub enum ParkWait {
 impl ApiClient {
     /// `POST /api/parks` — park one or more async questions.
     pub async fn park(&self, req: &ParkRequest) -> Result<Park, ClientError> {
-        let resp = self
-            .send(self.request(Method::POST, paths::PARKS).json(req))
-            .await?;
-        Ok(decode::<ParkResponse>(resp).await?.park)
+        self.park_call(self.request(Method::POST, paths::PARKS).json(req))
+            .await
     }
 
     /// `GET /api/parks/{id}`.
     pub async fn get_park(&self, id: &str) -> Result<Park, ClientError> {
-        let resp = self
-            .send(self.request(Method::GET, &park_path(id, "")))
-            .await?;
-        Ok(decode::<ParkResponse>(resp).await?.park)
+        self.park_call(self.request(Method::GET, &park_path(id, "")))
+            .await
     }
 
     /// `POST /api/agui/runs` — start an AG-UI run the server drives.
@@ -280,28 +280,21 @@ impl ApiClient {
         &self,
         req: &inbox_protocol::AguiRunRequest,
     ) -> Result<inbox_protocol::AguiRun, ClientError> {
-        let resp = self
-            .send(self.request(Method::POST, paths::AGUI_RUNS).json(req))
-            .await?;
-        Ok(decode::<inbox_protocol::AguiRunResponse>(resp).await?.run)
+        let req = self.request(Method::POST, paths::AGUI_RUNS).json(req);
+        Ok(self.call::<inbox_protocol::AguiRunResponse>(req).await?.run)
     }
 
     /// `GET /api/agui/runs/{id}`.
     pub async fn get_agui_run(&self, id: &str) -> Result<inbox_protocol::AguiRun, ClientError> {
-        let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
-        let resp = self
-            .send(self.request(Method::GET, &format!("{}/{escaped}", paths::AGUI_RUNS)))
-            .await?;
-        Ok(decode::<inbox_protocol::AguiRunResponse>(resp).await?.run)
+        let req = self.request(Method::GET, &id_path(paths::AGUI_RUNS, id, ""));
+        Ok(self.call::<inbox_protocol::AguiRunResponse>(req).await?.run)
     }
 
     /// `GET /api/parks/{id}/wait` — long-poll until the park resolves or `timeout` passes.
     pub async fn wait_park(&self, id: &str, timeout: Duration) -> Result<ParkWait, ClientError> {
-        let req = self
-            .request(Method::GET, &park_path(id, "/wait"))
-            .query(&[("timeout_s", timeout.as_secs().max(1).to_string())])
-            .timeout(timeout + Duration::from_secs(15));
-        let resp = self.send(req).await?;
+        let resp = self
+            .send(self.long_poll(&park_path(id, "/wait"), timeout))
+            .await?;
         let pending = resp.status() == StatusCode::ACCEPTED;
         let park = Box::new(decode::<ParkResponse>(resp).await?.park);
         Ok(if pending {
@@ -313,11 +306,13 @@ impl ApiClient {
 
     /// `POST /api/parks/{id}/claim` — take the resume; the same `idempotency_key` replays.
     pub async fn claim_park(&self, id: &str, idempotency_key: &str) -> Result<Park, ClientError> {
-        let req = self
-            .request(Method::POST, &park_path(id, "/claim"))
-            .header(paths::IDEMPOTENCY_KEY, idempotency_key);
-        let resp = self.send(req).await?;
-        Ok(decode::<ParkResponse>(resp).await?.park)
+        self.park_call(self.keyed_post(&park_path(id, "/claim"), idempotency_key))
+            .await
+    }
+
+    /// Send a park door's request: each answers `{park}`.
+    async fn park_call(&self, req: RequestBuilder) -> Result<Park, ClientError> {
+        Ok(self.call::<ParkResponse>(req).await?.park)
     }
 }
 
@@ -330,11 +325,11 @@ impl ApiClient {
         req: &NotificationRequest,
         idempotency_key: Option<&str>,
     ) -> Result<Notification, ClientError> {
-        let mut builder = self.request(Method::POST, paths::NOTIFICATIONS).json(req);
-        if let Some(key) = idempotency_key {
-            builder = builder.header(paths::IDEMPOTENCY_KEY, key);
-        }
-        decode(self.send(builder).await?).await
+        let builder = match idempotency_key {
+            Some(key) => self.keyed_post(paths::NOTIFICATIONS, key),
+            None => self.request(Method::POST, paths::NOTIFICATIONS),
+        };
+        self.call(builder.json(req)).await
     }
 
     /// `GET /api/notifications` — one page of the outstanding notifications (reviewer).
@@ -343,35 +338,30 @@ impl ApiClient {
         limit: Option<usize>,
         cursor: Option<&str>,
     ) -> Result<NotificationPage, ClientError> {
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(limit) = limit {
-            query.push(("limit", limit.to_string()));
-        }
-        if let Some(cursor) = cursor {
-            query.push(("cursor", cursor.to_owned()));
-        }
-        let req = self
-            .request(Method::GET, paths::NOTIFICATIONS)
-            .query(&query);
-        decode(self.send(req).await?).await
+        let query = page_query(limit, cursor);
+        self.call(
+            self.request(Method::GET, paths::NOTIFICATIONS)
+                .query(&query),
+        )
+        .await
     }
 
     /// `GET /api/notifications/{id}`.
     pub async fn get_notification(&self, id: &str) -> Result<Notification, ClientError> {
-        let req = self.request(Method::GET, &notification_path(id, ""));
-        decode(self.send(req).await?).await
+        self.call(self.request(Method::GET, &notification_path(id, "")))
+            .await
     }
 
     /// `POST /api/notifications/{id}/read` (reviewer).
     pub async fn mark_notification_read(&self, id: &str) -> Result<Notification, ClientError> {
-        let req = self.request(Method::POST, &notification_path(id, "/read"));
-        decode(self.send(req).await?).await
+        self.call(self.request(Method::POST, &notification_path(id, "/read")))
+            .await
     }
 
     /// `POST /api/notifications/{id}/dismiss` (reviewer).
     pub async fn dismiss_notification(&self, id: &str) -> Result<Notification, ClientError> {
-        let req = self.request(Method::POST, &notification_path(id, "/dismiss"));
-        decode(self.send(req).await?).await
+        self.call(self.request(Method::POST, &notification_path(id, "/dismiss")))
+            .await
     }
 
     /// `POST /api/notifications/{id}/submit` (reviewer), with a key the caller keeps for retries.
@@ -381,34 +371,49 @@ impl ApiClient {
         submit: &SubmitRequest,
         idempotency_key: &str,
     ) -> Result<Submission, ClientError> {
-        let req = self
-            .request(Method::POST, &notification_path(id, "/submit"))
-            .header(paths::IDEMPOTENCY_KEY, idempotency_key)
-            .json(submit);
-        decode(self.send(req).await?).await
+        self.call(
+            self.keyed_post(&notification_path(id, "/submit"), idempotency_key)
+                .json(submit),
+        )
+        .await
     }
 
     /// `GET /api/notifications/{id}/submissions` (its asker), oldest first.
     pub async fn submissions(&self, id: &str) -> Result<Vec<Submission>, ClientError> {
         let req = self.request(Method::GET, &notification_path(id, "/submissions"));
-        Ok(decode::<SubmissionList>(self.send(req).await?).await?.items)
+        Ok(self.call::<SubmissionList>(req).await?.items)
     }
 }
 
-fn notification_path(id: &str, suffix: &str) -> String {
-    let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
-    format!("{}/{escaped}{suffix}", paths::NOTIFICATIONS)
+/// `limit` and `cursor` of a paged list, each only when given.
+fn page_query(limit: Option<usize>, cursor: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if let Some(limit) = limit {
+        query.push(("limit", limit.to_string()));
+    }
+    if let Some(cursor) = cursor {
+        query.push(("cursor", cursor.to_owned()));
+    }
+    query
 }
 
-fn park_path(id: &str, suffix: &str) -> String {
+/// `{collection}/{id}{suffix}`, e.g. `/api/parks/pk_1/wait`.
+fn id_path(collection: &str, id: &str, suffix: &str) -> String {
+    // Ids are URL-safe by contract; escape anyway so a hostile id cannot change the path.
     let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
-    format!("{}/{escaped}{suffix}", paths::PARKS)
+    format!("{collection}/{escaped}{suffix}")
 }
 
 fn item_path(id: &str, suffix: &str) -> String {
-    // Ids are URL-safe by contract; escape anyway so a hostile id cannot change the path.
-    let escaped: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
-    format!("{}/{escaped}{suffix}", paths::INTERACTIONS)
+    id_path(paths::INTERACTIONS, id, suffix)
+}
+
+fn park_path(id: &str, suffix: &str) -> String {
+    id_path(paths::PARKS, id, suffix)
+}
+
+fn notification_path(id: &str, suffix: &str) -> String {
+    id_path(paths::NOTIFICATIONS, id, suffix)
 }
 
 async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {

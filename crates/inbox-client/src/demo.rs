@@ -36,6 +36,19 @@ fn option(value: &str, label: &str) -> ChoiceOption {
     }
 }
 
+/// An ask offering `options` as (value, label): a select's choices, a text question's
+/// suggested replies.
+fn with_options(prompt: &str, format: AnswerFormat, options: &[(&str, &str)]) -> AskRequest {
+    let mut ask = AskRequest::new(prompt, format);
+    ask.options = Some(
+        options
+            .iter()
+            .map(|(value, label)| option(value, label))
+            .collect(),
+    );
+    ask
+}
+
 fn metadata(pairs: &[(&str, &str)]) -> Option<Map<String, Value>> {
     Some(
         pairs
@@ -77,24 +90,22 @@ pub fn demo_questions() -> Vec<AskRequest> {
     confirm.timeout_s = Some(3600);
     confirm.metadata = metadata(&[("run_id", "run-8812"), ("reason", "tool_approval")]);
 
-    let mut select = AskRequest::new(
+    let select = with_options(
         "Which region should the new database live in?",
         AnswerFormat::Select,
+        &[
+            ("eu-west-1", "Europe (Ireland)"),
+            ("us-east-1", "US East (Virginia)"),
+            ("ap-southeast-2", "Asia Pacific (Sydney)"),
+        ],
     );
-    select.options = Some(vec![
-        option("eu-west-1", "Europe (Ireland)"),
-        option("us-east-1", "US East (Virginia)"),
-        option("ap-southeast-2", "Asia Pacific (Sydney)"),
-    ]);
 
-    let mut text = AskRequest::new(
+    // Suggested replies, each labelled with itself.
+    let text = with_options(
         "What should the release notes headline say?",
         AnswerFormat::Text,
+        &["Faster builds", "Bug fixes and polish"].map(|reply| (reply, reply)),
     );
-    text.options = Some(vec![
-        option("Faster builds", "Faster builds"),
-        option("Bug fixes and polish", "Bug fixes and polish"),
-    ]);
 
     let mut form = AskRequest::new("Fill in the release form for build 42.", AnswerFormat::Form);
     form.schema = Some(json!({

@@ -177,7 +177,7 @@ mod tests {
         Url::parse(s).unwrap()
     }
 
-    fn env(pairs: Vars) -> impl Fn(&str) -> Option<String> {
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {
             pairs
                 .iter()
@@ -237,86 +237,58 @@ mod tests {
     #[test]
     fn the_environment_is_read_by_one_set_of_rules() {
         let via = |p: &str| Route::Proxy(url(p));
-        let cases: &[(&str, Vars, Route)] = &[
-            ("https://inbox.example.com", &[], Route::Direct),
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1")],
-                via("http://p:1"),
-            ),
+        let direct_or_via = |proxy: Option<&str>| proxy.map_or(Route::Direct, via);
+        const HTTPS: &str = "https://inbox.example.com";
+        const HTTP: &str = "http://inbox.example.com";
+        // (target, the variables, the proxy it goes through: None is direct)
+        let cases: &[(&str, Vars, Option<&str>)] = &[
+            (HTTPS, &[], None),
+            (HTTPS, &[("HTTPS_PROXY", "http://p:1")], Some("http://p:1")),
             // An http proxy variable does not cover https…
-            (
-                "https://inbox.example.com",
-                &[("HTTP_PROXY", "http://p:1")],
-                Route::Direct,
-            ),
+            (HTTPS, &[("HTTP_PROXY", "http://p:1")], None),
             // …but ALL_PROXY covers both, below the scheme's own variable.
             (
-                "https://inbox.example.com",
+                HTTPS,
                 &[("ALL_PROXY", "http://all:1")],
-                via("http://all:1"),
+                Some("http://all:1"),
             ),
             (
-                "http://inbox.example.com",
+                HTTP,
                 &[("ALL_PROXY", "http://all:1"), ("http_proxy", "http://h:1")],
-                via("http://h:1"),
+                Some("http://h:1"),
             ),
             (
-                "https://inbox.example.com",
+                HTTPS,
                 &[("https_proxy", "proxy.corp:3128")],
-                via("http://proxy.corp:3128"),
+                Some("http://proxy.corp:3128"),
             ),
-            (
-                "https://inbox.example.com",
-                &[("https_proxy", "  ")],
-                Route::Direct,
-            ),
-            // NO_PROXY: a domain suffix, with or without the dot, an exact IP, `*`.
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "example.com")],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[
-                    ("HTTPS_PROXY", "http://p:1"),
-                    ("no_proxy", "other, .example.com"),
-                ],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "ample.com")],
-                via("http://p:1"),
-            ),
-            (
-                "https://10.1.2.3:8790",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "10.1.2.3")],
-                Route::Direct,
-            ),
-            (
-                "https://[2001:db8::1]",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "[2001:db8::1]")],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[
-                    ("HTTPS_PROXY", "http://p:1"),
-                    ("NO_PROXY", "inbox.example.com:443"),
-                ],
-                Route::Direct,
-            ),
-            (
-                "https://inbox.example.com",
-                &[("HTTPS_PROXY", "http://p:1"), ("NO_PROXY", "*")],
-                Route::Direct,
-            ),
+            (HTTPS, &[("https_proxy", "  ")], None),
         ];
-        for (target, vars, expected) in cases {
+        for &(target, vars, proxy) in cases {
             let got = route(&url(target), &ProxySetting::Environment, env(vars)).unwrap();
-            assert_eq!(&got, expected, "{target} with {vars:?}");
+            assert_eq!(got, direct_or_via(proxy), "{target} with {vars:?}");
+        }
+
+        // NO_PROXY, beside HTTPS_PROXY=http://p:1: a domain suffix, with or without the dot, an
+        // exact IP, `*`. (target, the NO_PROXY variable, whether it goes direct)
+        let exemptions: &[(&str, (&str, &str), bool)] = &[
+            (HTTPS, ("NO_PROXY", "example.com"), true),
+            (HTTPS, ("no_proxy", "other, .example.com"), true),
+            (HTTPS, ("NO_PROXY", "ample.com"), false),
+            ("https://10.1.2.3:8790", ("NO_PROXY", "10.1.2.3"), true),
+            ("https://[2001:db8::1]", ("NO_PROXY", "[2001:db8::1]"), true),
+            (HTTPS, ("NO_PROXY", "inbox.example.com:443"), true),
+            (HTTPS, ("NO_PROXY", "*"), true),
+        ];
+        for &(target, no_proxy, direct) in exemptions {
+            let vars = [("HTTPS_PROXY", "http://p:1"), no_proxy];
+            let expected = if direct {
+                Route::Direct
+            } else {
+                via("http://p:1")
+            };
+            let got = route(&url(target), &ProxySetting::Environment, env(&vars)).unwrap();
+            assert_eq!(got, expected, "{target} with {vars:?}");
         }
     }
 

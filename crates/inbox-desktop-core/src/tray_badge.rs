@@ -88,27 +88,24 @@ impl Canvas {
         self.rect(right - stroke, top, right, bottom + stroke, WHITE);
         self.rect(left, bottom, right, bottom + stroke, WHITE);
         let ledge = s * 56 / 100;
-        self.rect(left, ledge, s * 40 / 100, ledge + stroke, WHITE);
-        self.rect(s * 60 / 100, ledge, right, ledge + stroke, WHITE);
+        // The notch in the ledge: a post down from each of its inner ends, joined at the bottom.
+        let (notch_left, notch_right, notch_bottom) = (s * 40 / 100, s * 60 / 100, s * 64 / 100);
+        self.rect(left, ledge, notch_left, ledge + stroke, WHITE);
+        self.rect(notch_right, ledge, right, ledge + stroke, WHITE);
+        for post in [notch_left, notch_right] {
+            self.rect(
+                post - stroke / 2,
+                ledge,
+                post + stroke / 2,
+                notch_bottom,
+                WHITE,
+            );
+        }
         self.rect(
-            s * 40 / 100 - stroke / 2,
-            ledge,
-            s * 40 / 100 + stroke / 2,
-            s * 64 / 100,
-            WHITE,
-        );
-        self.rect(
-            s * 60 / 100 - stroke / 2,
-            ledge,
-            s * 60 / 100 + stroke / 2,
-            s * 64 / 100,
-            WHITE,
-        );
-        self.rect(
-            s * 40 / 100,
-            s * 64 / 100 - stroke / 2,
-            s * 60 / 100,
-            s * 64 / 100 + stroke / 2,
+            notch_left,
+            notch_bottom - stroke / 2,
+            notch_right,
+            notch_bottom + stroke / 2,
             WHITE,
         );
     }

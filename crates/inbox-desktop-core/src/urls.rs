@@ -80,48 +80,56 @@ pub fn account_id(url: &url::Url, taken: &HashSet<String>) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn https_is_required_except_on_this_machine() {
-        for ok in [
-            "https://inbox.example.com",
-            "http://127.0.0.1:8790",
-            "http://localhost:1",
-            "http://[::1]:9",
-        ] {
-            assert!(check_server_url(ok).is_ok(), "{ok}");
+    type Check = fn(&str) -> Result<url::Url, CommandError>;
+
+    /// `check` takes every URL of `accepted` and refuses every one of `refused` as an
+    /// `invalid_url` on the field `url`.
+    fn assert_checks(check: Check, accepted: &[&str], refused: &[&str]) {
+        for ok in accepted {
+            assert!(check(ok).is_ok(), "{ok}");
         }
-        for bad in [
-            "http://inbox.example.com",
-            "http://10.0.0.2",
-            "ftp://x",
-            "inbox.example.com",
-            "file:///tmp",
-        ] {
+        for bad in refused {
+            let e = check(bad).unwrap_err();
             assert_eq!(
-                check_server_url(bad).unwrap_err().code.as_str(),
-                "invalid_url",
+                (e.code.as_str(), e.field.as_deref()),
+                ("invalid_url", Some("url")),
                 "{bad}"
             );
         }
     }
 
     #[test]
+    fn https_is_required_except_on_this_machine() {
+        assert_checks(
+            check_server_url,
+            &[
+                "https://inbox.example.com",
+                "http://127.0.0.1:8790",
+                "http://localhost:1",
+                "http://[::1]:9",
+            ],
+            &[
+                "http://inbox.example.com",
+                "http://10.0.0.2",
+                "ftp://x",
+                "inbox.example.com",
+                "file:///tmp",
+            ],
+        );
+    }
+
+    #[test]
     fn only_web_links_open_in_the_browser() {
-        for ok in ["https://example.com/a?b=1", "http://example.com"] {
-            assert!(check_browser_url(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "file:///etc/passwd",
-            "javascript:alert(1)",
-            "inbox://open?id=1",
-            "not a url",
-        ] {
-            let e = check_browser_url(bad).unwrap_err();
-            assert_eq!(
-                (e.code.as_str(), e.field.as_deref()),
-                ("invalid_url", Some("url"))
-            );
-        }
+        assert_checks(
+            check_browser_url,
+            &["https://example.com/a?b=1", "http://example.com"],
+            &[
+                "file:///etc/passwd",
+                "javascript:alert(1)",
+                "inbox://open?id=1",
+                "not a url",
+            ],
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod ask;
 pub mod caps;
 pub mod error;
 pub mod event;
+pub mod html;
 pub mod interaction;
 pub mod link;
 pub mod media;

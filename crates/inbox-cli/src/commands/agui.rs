@@ -15,14 +15,8 @@ use crate::exit;
 ///
 /// Exit codes: 0 succeeded, 14 failed (the message is printed), 15 cancelled by the agent,
 /// 1 error (server unreachable, request refused).
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand, Debug)]
-enum Command {
+pub enum Command {
     /// Start a run and follow it to its end, printing the transcript as it grows (on stdout,
     /// one line per message or tool call) and the final status (on stderr).
     Run {
@@ -47,7 +41,7 @@ enum Command {
     },
 }
 
-pub async fn run(args: Args) -> anyhow::Result<u8> {
+pub async fn run(command: Command) -> anyhow::Result<u8> {
     let Command::Run {
         agent_url,
         message,
@@ -55,7 +49,7 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
         headers,
         no_follow,
         conn,
-    } = args.command;
+    } = command;
     let mut header_map = std::collections::BTreeMap::new();
     for h in headers {
         let Some((name, value)) = h.split_once(':') else {

@@ -1,18 +1,17 @@
 //! `inbox ask` — ask a question and (for sync asks) block until it is resolved.
 
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use base64::Engine as _;
 use inbox_client::{ApiClient, WaitOutcome};
 use inbox_protocol::{
-    AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, Interaction, MediaItem, MediaKind,
-    Mode, Status, open_link,
+    AnswerFormat, AskRequest, ChoiceOption, FormData, FormPage, Interaction, Mode, Status,
+    open_link,
 };
 use serde_json::Value;
 
-use crate::commands::{parse_json_flag, print_json};
+use crate::commands::media::media_flags;
+use crate::commands::{parse_json_flag, parse_object_flag, print_json};
 use crate::connection::{Acting, ConnectionArgs};
 use crate::exit;
 
@@ -221,10 +220,7 @@ pub fn build_request(args: &Args) -> anyhow::Result<AskRequest> {
     if args.values.is_some() || args.field_options.is_some() {
         let mut data = FormData::default();
         if let Some(text) = &args.values {
-            data.values = match parse_json_flag("values", text)? {
-                Value::Object(map) => map,
-                _ => bail!("--values must be a JSON object of property → value"),
-            };
+            data.values = parse_object_flag("values", text, " of property → value")?;
         }
         if let Some(text) = &args.field_options {
             data.options = serde_json::from_value(parse_json_flag("field-options", text)?)
@@ -240,28 +236,14 @@ pub fn build_request(args: &Args) -> anyhow::Result<AskRequest> {
         req.pages = Some(pages);
     }
     req.link = args.link.clone();
-    let mut media = Vec::new();
-    for image in &args.images {
-        media.push(image_item(image)?);
-    }
-    for text in &args.media {
-        let item: MediaItem = serde_json::from_value(parse_json_flag("media", text)?)
-            .context("--media must look like {\"kind\": \"image\", \"url\": …, \"caption\": …}")?;
-        media.push(item);
-    }
-    if !media.is_empty() {
-        req.media = Some(media);
-    }
+    req.media = media_flags(&args.images, &args.media)?;
     req.timeout_s = args.timeout_s;
     if let Some(at) = &args.expiry_at {
         req.mode = Mode::Async;
         req.expiry_at = Some(at.clone());
     }
     if let Some(text) = &args.metadata {
-        req.metadata = match parse_json_flag("metadata", text)? {
-            Value::Object(map) => Some(map),
-            _ => bail!("--metadata must be a JSON object"),
-        };
+        req.metadata = Some(parse_object_flag("metadata", text, "")?);
     }
     Ok(req)
 }
@@ -277,43 +259,4 @@ fn parse_option(text: &str) -> ChoiceOption {
             label: None,
         },
     }
-}
-
-/// An `--image`: an https URL as is, or a local file inlined as a `data:image/*` URI.
-pub(crate) fn image_item(source: &str) -> anyhow::Result<MediaItem> {
-    if source.starts_with("https://")
-        || source.starts_with("http://")
-        || source.starts_with("data:")
-    {
-        return Ok(MediaItem {
-            kind: MediaKind::Image,
-            url: source.to_owned(),
-            caption: None,
-            filename: None,
-        });
-    }
-    let path = Path::new(source);
-    let content_type = match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("gif") => "image/gif",
-        Some("webp") => "image/webp",
-        _ => bail!("--image {source}: use a .png, .jpg, .gif or .webp file, or an https URL"),
-    };
-    let bytes = std::fs::read(path).with_context(|| format!("--image: cannot read {source}"))?;
-    let caption = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    Ok(MediaItem {
-        kind: MediaKind::Image,
-        url: format!(
-            "data:{content_type};base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(bytes)
-        ),
-        caption,
-        filename: None,
-    })
 }

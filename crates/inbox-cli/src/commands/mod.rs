@@ -6,6 +6,7 @@ pub mod ask;
 pub mod demo;
 pub mod list;
 pub mod mcp;
+pub mod media;
 pub mod notify;
 pub mod park;
 pub mod serve;
@@ -21,6 +22,19 @@ pub fn parse_json_flag(flag: &str, text: &str) -> anyhow::Result<serde_json::Val
         None => text.to_owned(),
     };
     serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--{flag} is not valid JSON: {e}"))
+}
+
+/// Parse a JSON flag value that must be an object; `shape` ends the refusal
+/// (`--data must be a JSON object of property → value`).
+pub fn parse_object_flag(
+    flag: &str,
+    text: &str,
+    shape: &str,
+) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
+    match parse_json_flag(flag, text)? {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => anyhow::bail!("--{flag} must be a JSON object{shape}"),
+    }
 }
 
 /// Print a value as pretty JSON on stdout.

@@ -8,13 +8,11 @@ use anyhow::{Context, bail};
 use inbox_client::connection::{LinkState, Subscription, Update};
 use inbox_client::stream::DEFAULT_KEEPALIVE_TIMEOUT;
 use inbox_client::{ApiClient, BackoffPolicy, new_idempotency_key};
-use inbox_protocol::{
-    FormData, MediaItem, NotificationRequest, StreamEvent, Submission, SubmitRequest,
-};
+use inbox_protocol::{FormData, NotificationRequest, StreamEvent, Submission, SubmitRequest};
 use serde_json::Value;
 
-use crate::commands::ask::image_item;
-use crate::commands::{parse_json_flag, print_json};
+use crate::commands::media::media_flags;
+use crate::commands::{parse_json_flag, parse_object_flag, print_json};
 use crate::connection::{Acting, ConnectionArgs};
 use crate::exit;
 
@@ -129,32 +127,14 @@ fn build_request(args: &Args) -> anyhow::Result<NotificationRequest> {
         req.schema = Some(schema_flag(schema)?);
     }
     if let Some(text) = &args.data {
-        let values = match parse_json_flag("data", text)? {
-            Value::Object(map) => map,
-            _ => bail!("--data must be a JSON object of property → value"),
-        };
         req.data = Some(FormData {
-            values,
+            values: parse_object_flag("data", text, " of property → value")?,
             ..FormData::default()
         });
     }
-    let mut media = Vec::new();
-    for image in &args.images {
-        media.push(image_item(image)?);
-    }
-    for text in &args.media {
-        let item: MediaItem = serde_json::from_value(parse_json_flag("media", text)?)
-            .context("--media must look like {\"kind\": \"image\", \"url\": …, \"caption\": …}")?;
-        media.push(item);
-    }
-    if !media.is_empty() {
-        req.media = Some(media);
-    }
+    req.media = media_flags(&args.images, &args.media)?;
     if let Some(text) = &args.metadata {
-        req.metadata = match parse_json_flag("metadata", text)? {
-            Value::Object(map) => Some(map),
-            _ => bail!("--metadata must be a JSON object"),
-        };
+        req.metadata = Some(parse_object_flag("metadata", text, "")?);
     }
     Ok(req)
 }

@@ -16,14 +16,8 @@ use crate::exit;
 ///
 /// Exit codes: 0 done (for `wait`: every question resolved), 13 parked (`create`; `wait` whose
 /// --timeout passed first), 1 error (including a claim already taken or not yet resolved).
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand, Debug)]
-enum Command {
+pub enum Command {
     /// Park questions: `--asks` is a JSON array of asks (each mode "async" with expiry_at), or
     /// a whole park request `{"asks": […], "continuation": …, "metadata": …}`; @file reads one.
     Create {
@@ -63,8 +57,8 @@ enum Command {
     },
 }
 
-pub async fn run(args: Args) -> anyhow::Result<u8> {
-    match args.command {
+pub async fn run(command: Command) -> anyhow::Result<u8> {
+    match command {
         Command::Create {
             asks,
             webhook,

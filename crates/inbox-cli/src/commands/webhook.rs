@@ -16,14 +16,8 @@ use crate::exit;
 pub const BODY_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Webhooks the server sends (Standard Webhooks signed).
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand, Debug)]
-enum Command {
+pub enum Command {
     /// Check a received body's Standard Webhooks signature and timestamp.
     ///
     /// The body is read raw (byte for byte as received) from --body FILE, or stdin. The three
@@ -54,8 +48,8 @@ enum Command {
     },
 }
 
-pub async fn run(args: Args) -> anyhow::Result<u8> {
-    match args.command {
+pub async fn run(command: Command) -> anyhow::Result<u8> {
+    match command {
         Command::Verify {
             secret,
             id,

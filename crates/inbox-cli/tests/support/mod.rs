@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub const INBOX: &str = env!("CARGO_BIN_EXE_inbox");
@@ -110,6 +110,30 @@ pub fn inbox(server: &Server, args: &[&str]) -> Command {
         .env("INBOX_DATA_DIR", server.dir.path())
         .env_remove("INBOX_TOKEN");
     cmd
+}
+
+/// What a finished command wrote on stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What a finished command wrote on stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Fails the test unless `out` exited with `code`, showing what the command wrote on stderr.
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
+}
+
+/// Everything a child writes on one of its piped streams (`child.stdout.take()`), to its end.
+pub fn read_all(pipe: Option<impl Read>) -> String {
+    let mut text = String::new();
+    pipe.expect("the stream is piped")
+        .read_to_string(&mut text)
+        .unwrap();
+    text
 }
 
 /// Serves `app` (the tests' agents) on a free loopback port, on a thread and runtime of its own

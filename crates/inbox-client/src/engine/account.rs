@@ -106,8 +106,7 @@ pub(crate) fn spawn(
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Mutex;
     use std::time::Duration;
 
     use tracing_subscriber::fmt::MakeWriter;
@@ -115,41 +114,17 @@ mod tests {
     use crate::backoff::BackoffPolicy;
     use crate::{Account, Engine, EngineConfig, Keyring, Token};
 
-    /// Log output kept in memory.
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl Captured {
-        fn text(&self) -> String {
-            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-        }
-    }
-
-    impl Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl<'a> MakeWriter<'a> for Captured {
-        type Writer = Captured;
-
-        fn make_writer(&'a self) -> Captured {
-            self.clone()
-        }
+    /// What the subscriber wrote so far (tracing-subscriber's own `Mutex<Vec<u8>>` writer).
+    fn text(captured: &Mutex<Vec<u8>>) -> String {
+        String::from_utf8_lossy(&captured.lock().unwrap()).into_owned()
     }
 
     /// A single-threaded runtime, so the subscriber set for this thread sees every task.
     #[tokio::test]
     async fn every_line_an_account_task_logs_names_the_account() {
-        let captured = Captured::default();
+        static CAPTURED: Mutex<Vec<u8>> = Mutex::new(Vec::new());
         let subscriber = tracing_subscriber::fmt()
-            .with_writer(captured.clone())
+            .with_writer(|| CAPTURED.make_writer())
             .with_ansi(false)
             .with_max_level(tracing::Level::DEBUG)
             .finish();
@@ -172,16 +147,16 @@ mod tests {
             .await
             .unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while captured.text().matches("page request failed").count() < 2 {
+        while text(&CAPTURED).matches("page request failed").count() < 2 {
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "no retried page request logged:\n{}",
-                captured.text()
+                text(&CAPTURED)
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         engine.shutdown().await;
-        let text = captured.text();
+        let text = text(&CAPTURED);
         assert!(
             text.contains("sync starting") && text.contains("sync stopped"),
             "{text}"

@@ -12,16 +12,7 @@
 
 /// `text` with every character that markup gives meaning to replaced by its entity.
 pub fn escape_body(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    inbox_protocol::html::escape_text(text)
 }
 
 #[cfg(test)]

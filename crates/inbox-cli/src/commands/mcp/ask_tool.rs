@@ -13,7 +13,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::tool::{field_error, media_schema, tool};
+use super::tool::{field_error, media_schema, prompt_schema, tool};
 
 pub const NAME: &str = "ask_user";
 
@@ -71,11 +71,7 @@ pub fn definition() -> Tool {
     let schema = json!({
         "type": "object",
         "properties": {
-            "prompt": {
-                "type": "string",
-                "maxLength": caps::PROMPT_MAX_CHARS,
-                "description": "The question, as plain text."
-            },
+            "prompt": prompt_schema("The question, as plain text."),
             "answer_format": {
                 "type": "string",
                 "enum": AnswerFormat::ALL.iter().map(|f| f.as_str()).collect::<Vec<_>>(),

@@ -3,11 +3,10 @@
 
 use inbox_client::ApiClient;
 use inbox_protocol::NotificationRequest;
-use inbox_protocol::caps;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 
-use super::tool::{error_result, field_error, media_schema, tool};
+use super::tool::{error_result, field_error, media_schema, prompt_schema, tool};
 
 pub const NAME: &str = "notify_user";
 
@@ -15,11 +14,7 @@ pub fn definition() -> Tool {
     let schema = json!({
         "type": "object",
         "properties": {
-            "prompt": {
-                "type": "string",
-                "maxLength": caps::PROMPT_MAX_CHARS,
-                "description": "The notification's title line, as plain text."
-            },
+            "prompt": prompt_schema("The notification's title line, as plain text."),
             "body": {
                 "type": "string",
                 "description": "Longer plain text shown under the title."

@@ -1,4 +1,5 @@
-//! What the two tools share: how a tool is declared, the media schema, and tool errors.
+//! What the two tools share: how a tool is declared, the prompt and media schemas, and tool
+//! errors.
 
 use inbox_protocol::caps;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -18,6 +19,15 @@ pub fn tool(name: &'static str, description: &'static str, input_schema: Value) 
             .open_world(true),
     );
     tool
+}
+
+/// `prompt` as the ask and notification doors take it (plain text, capped alike).
+pub fn prompt_schema(description: &str) -> Value {
+    json!({
+        "type": "string",
+        "maxLength": caps::PROMPT_MAX_CHARS,
+        "description": description
+    })
 }
 
 /// `media` as the ask and notification doors take it.

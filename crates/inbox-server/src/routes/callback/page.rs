@@ -8,6 +8,7 @@ use axum::http::header::{
     X_FRAME_OPTIONS,
 };
 use axum::response::{IntoResponse, Response};
+use inbox_protocol::html::escape;
 use serde_json::Value;
 
 const HEAD: &str = r#"<!doctype html>
@@ -149,22 +150,6 @@ fn select(
         out.push_str(&format!("<option value=\"{value}\">{label}</option>"));
     }
     out.push_str("</select>");
-}
-
-/// Text safe in element content and in double- or single-quoted attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Headers for every page: nothing runs, nothing frames it, the ticket leaks to no referrer.
