@@ -18,9 +18,11 @@ use inbox_protocol::{
     AguiRun, Interaction, InteractionPage, Notification, NotificationPage, Park, RemovedEvent,
     RemovedReason, ResetReason, Status, StreamEvent,
 };
+use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
+use self::rows::Prune;
 use super::{
     AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus,
     LiveEvent, MediaBlob, NewAguiRun, NewAsk, NewPark, PageQuery, Resolution, ResolveOutcome,
@@ -164,6 +166,18 @@ impl SqliteStore {
             Ok(out)
         })
         .await
+    }
+
+    /// Prune up to `limit` of the batch `prune` selects below `cut_off`, in one write.
+    async fn prune_batch(
+        &self,
+        prune: &'static Prune,
+        cut_off: impl ToSql + Send + 'static,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.write(move |tx, _| rows::prune(tx, prune, params![cut_off, limit]))
+            .await
     }
 
     /// Run `f` in one read (`DEFERRED`) transaction: all it reads describes the same moment.
@@ -774,11 +788,8 @@ impl Store for SqliteStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| {
-            rows::prune(tx, &park::PRUNE, params![before.timestamp_millis(), limit])
-        })
-        .await
+        self.prune_batch(&park::PRUNE, before.timestamp_millis(), limit)
+            .await
     }
 
     async fn redeliver_park(&self, id: &str, now: DateTime<Utc>) -> Result<bool, StoreError> {
@@ -829,15 +840,8 @@ impl Store for SqliteStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| {
-            rows::prune(
-                tx,
-                &agui::PRUNE_FINISHED,
-                params![before.to_rfc3339(), limit],
-            )
-        })
-        .await
+        self.prune_batch(&agui::PRUNE_FINISHED, before.to_rfc3339(), limit)
+            .await
     }
 
     async fn retry_agui_run(
@@ -911,15 +915,8 @@ impl Store for SqliteStore {
         before: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write(move |tx, _| {
-            rows::prune(
-                tx,
-                &notification::PRUNE,
-                params![before.timestamp_millis(), limit],
-            )
-        })
-        .await
+        self.prune_batch(&notification::PRUNE, before.timestamp_millis(), limit)
+            .await
     }
 }
 
