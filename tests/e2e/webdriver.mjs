@@ -28,13 +28,27 @@ export class Session {
   }
 
   async find(xpath) {
-    const value = await this.cmd("POST", "/element", { using: "xpath", value: xpath });
+    const value = await this.search("/element", xpath);
     return elementId(value);
   }
 
   async findAll(xpath) {
-    const value = await this.cmd("POST", "/elements", { using: "xpath", value: xpath });
+    const value = await this.search("/elements", xpath);
     return value.map(elementId);
+  }
+
+  /** WebKitWebDriver answers a search with "stale element reference" when a node it matched
+   *  leaves the DOM while it builds the answer (React re-rendering a list under it). Nothing
+   *  was found stale by us — the search is simply asked again on the page as it is now. */
+  async search(path, xpath) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.cmd("POST", path, { using: "xpath", value: xpath });
+      } catch (e) {
+        if (attempt >= 5 || !String(e.message).includes("stale element reference")) throw e;
+        await sleep(50);
+      }
+    }
   }
 
   click(element) {
