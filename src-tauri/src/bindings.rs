@@ -74,16 +74,20 @@ pub fn export_all(dir: &Path) -> Result<Vec<String>, ts_rs::ExportError> {
 }
 
 /// `desktop/commandNames.ts`: the window's command list, so the UI's tests can hold the real and
-/// the fake backend to the names the app registers (`command_names.rs`).
+/// the fake backend to the names the app registers (`command_names.rs`), and `CommandName`, the
+/// only names the real backend's `invoke` takes (a command Rust does not register fails `tsc`).
+/// The list is written on one line: it is the twin of the Rust list, not a second one to read.
 fn export_command_names(dir: &Path, written: &mut Vec<String>) -> Result<(), ts_rs::ExportError> {
     let list = crate::command_names::COMMANDS
         .iter()
-        .map(|c| format!("  \"{c}\",\n"))
-        .collect::<String>();
+        .map(|c| format!("\"{c}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
     let text = format!(
         "// Generated from src-tauri/src/command_names.rs by \
          `cargo run -p inbox-desktop --example export-ts-desktop`; do not edit.\n\n\
-         export const COMMAND_NAMES = [\n{list}] as const;\n"
+         export const COMMAND_NAMES = [{list}] as const;\n\n\
+         export type CommandName = (typeof COMMAND_NAMES)[number];\n"
     );
     write_binding(dir, "desktop/commandNames.ts", &text, written)
 }

@@ -1,5 +1,6 @@
 import type { AnswerArgs, Backend, DeclineArgs, NewAccount, Preferences, RemoteSender, SettingsView, SubmitArgs, Unlisten } from "./Backend";
 import { BackendError } from "./BackendError";
+import type { CommandName } from "../generated/desktop/commandNames";
 import { engineCounts } from "./engineShares";
 import type { Account, Card, ChangeBatch, ConnectionStatus, Counts, Delivery, Notification, OpenRequest, Outgoing, Snapshot, Submission } from "./types";
 
@@ -25,7 +26,7 @@ export type FakeOptions = {
 /** Set on the page by the demo build, and searched for in the shipped bundle (must be absent). */
 export const FAKE_BACKEND_MARK = "inbox-fake-backend:development-and-tests-only";
 
-export type FakeCall = { command: string; args: unknown };
+export type FakeCall = { command: CommandName; args: unknown };
 
 /**
  * An in-memory stand-in for the desktop app: it keeps cards, answers them like the server
@@ -344,7 +345,7 @@ export class FakeBackend implements Backend {
     for (const h of this.changeHandlers) h(batch);
   }
 
-  private record(command: string, args: unknown): void {
+  private record(command: CommandName, args: unknown): void {
     this.calls.push({ command, args });
   }
 }

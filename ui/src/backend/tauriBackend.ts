@@ -4,8 +4,10 @@ import type { Backend } from "./Backend";
 import { BackendError } from "./BackendError";
 import type { ChangeBatch, Delivery, OpenRequest, Snapshot, Submission } from "./types";
 import type { SettingsView } from "./Backend";
+import type { CommandName } from "../generated/desktop/commandNames";
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+// Only a name the app registers (src-tauri/src/command_names.rs) type-checks.
+async function call<T>(command: CommandName, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(command, args);
   } catch (raw) {
