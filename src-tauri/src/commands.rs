@@ -38,8 +38,12 @@ pub async fn answer_interaction(
         value,
         params,
     };
-    desk.answer(&args.account, &args.id, args.value, args.params)
-        .await
+    // Which question, never what was answered (see `logs`).
+    tracing::info!(account = %args.account, id = %args.id, "answer");
+    Ok(desk
+        .engine
+        .answer(&args.account, &args.id, args.value, args.params)
+        .await?)
 }
 
 #[tauri::command]

@@ -33,7 +33,7 @@ use tauri_plugin_window_state::StateFlags;
 use tokio::sync::broadcast::error::RecvError;
 
 use desk::Desk;
-use inbox_desktop_core::tray_count;
+use inbox_desktop_core::{CommandError, tray_count};
 use launch::LaunchOptions;
 use notifications::{NoticeHandlers, Notifier, QuestionRef};
 use views::CHANGES_EVENT;
@@ -157,17 +157,18 @@ fn setup(
         presence,
         NoticeHandlers {
             open: Arc::new(move |question: QuestionRef| links::open_question(&opener, question)),
-            // The window's own path: the desk hands it to the engine (validation, outbox,
-            // Idempotency-Key). This runs on a notification thread, so it may block.
+            // The window's own path: the engine's answer (validation, outbox, Idempotency-Key),
+            // refused with the command's message. This runs on a notification thread, so it may
+            // block.
             answer: Arc::new(move |question: QuestionRef, value| {
                 let desk = answerer.state::<Desk>();
-                tauri::async_runtime::block_on(desk.answer(
+                tauri::async_runtime::block_on(desk.engine.answer(
                     &question.account,
                     &question.id,
                     value,
                     None,
                 ))
-                .map_err(|e| e.message)
+                .map_err(|e| CommandError::from(e).message)
             }),
         },
     );

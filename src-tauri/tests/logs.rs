@@ -50,7 +50,8 @@ async fn the_log_file_records_the_run_but_never_a_token_or_an_answer() {
     let question = support::ask(&api, "What is the launch code?", AnswerFormat::Text).await;
     support::wait_for_card_in(&desk.engine, ACCOUNT_ID, &question.id).await;
     let answer = "zebra-umbrella-4417 is the answer";
-    desk.answer(ACCOUNT_ID, &question.id, serde_json::json!(answer), None)
+    desk.engine
+        .answer(ACCOUNT_ID, &question.id, serde_json::json!(answer), None)
         .await
         .unwrap();
     support::eventually(

@@ -22,7 +22,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use inbox_client::Engine;
 use inbox_desktop_core::CommandError;
-use serde_json::{Map, Value};
 
 use crate::local_server::LocalServer;
 use crate::notifications::Presence;
@@ -60,18 +59,6 @@ impl Desk {
 
     pub fn logs_dir(&self) -> Option<&Path> {
         self.logs_dir.as_deref()
-    }
-
-    pub async fn answer(
-        &self,
-        account: &str,
-        id: &str,
-        value: Value,
-        params: Option<Map<String, Value>>,
-    ) -> Result<inbox_sync::Delivery, CommandError> {
-        // Which question, never what was answered (see `logs`).
-        tracing::info!(account, id, "answer");
-        Ok(self.engine.answer(account, id, value, params).await?)
     }
 
     /// Stop syncing (positions saved) and the local server.
