@@ -191,6 +191,7 @@ function Window({ initial }: { initial: Initial }) {
         }}
         onRemoveAccount={removeAccount}
         onSettings={() => setSettingsOpen(true)}
+        loaded={inbox.loaded || loadError !== null}
       />
       {showNotifications ? (
         <NotificationsView rows={notifications} accounts={inbox.accounts} />

@@ -26,6 +26,11 @@ type Props = {
   onAddAccount: (a: { url: string; token: string; label: string }) => Promise<string | null>;
   onRemoveAccount: (id: string) => void;
   onSettings?: () => void;
+  /**
+   * The first snapshot is in (or could not be read). Until then only the views are drawn: the
+   * accounts arrive with it and would push what stands below them down, under a click aimed at it.
+   */
+  loaded: boolean;
 };
 
 export function Sidebar(props: Props) {
@@ -62,50 +67,54 @@ export function Sidebar(props: Props) {
           </button>
         </li>
       </ul>
-      <h2 className="sidebar-heading">Accounts</h2>
-      <ul className="accounts">
-        {props.accounts.map((a) => {
-          const mark = connectionMark(props.connections[a.id]);
-          const active = props.account === a.id;
-          return (
-            <li key={a.id} className="account-item">
-              <button
-                type="button"
-                className={`nav-item${active ? " active" : ""}`}
-                aria-pressed={active}
-                title={`${a.url} · ${mark.text}`}
-                onClick={() => props.onAccount(active ? null : a.id)}
-              >
-                <span className={`conn conn-${mark.state}`} aria-label={mark.text}>
-                  {mark.shape}
-                </span>
-                <span className="account-label">{a.label}</span>
-                {(props.pendingByAccount[a.id] ?? 0) > 0 && <span className="count">{props.pendingByAccount[a.id]}</span>}
-              </button>
-              {!a.local && (
-                <button type="button" className="quiet remove" aria-label={`Remove account ${a.label}`} onClick={() => props.onRemoveAccount(a.id)}>
-                  ×
-                </button>
-              )}
-            </li>
-          );
-        })}
-      </ul>
-      {adding ? (
-        <AddAccountForm onCancel={() => setAdding(false)} onAdd={props.onAddAccount} onDone={() => setAdding(false)} />
-      ) : (
-        <button type="button" className="quiet add-account" onClick={() => setAdding(true)}>
-          + Add account
-        </button>
-      )}
-      <label className="check dnd">
-        <input type="checkbox" checked={props.doNotDisturb} onChange={(e) => props.onDoNotDisturb(e.target.checked)} />
-        Do not disturb
-      </label>
-      {props.onSettings && (
-        <button type="button" className="quiet settings-open" onClick={props.onSettings}>
-          Settings
-        </button>
+      {props.loaded && (
+        <>
+          <h2 className="sidebar-heading">Accounts</h2>
+          <ul className="accounts">
+            {props.accounts.map((a) => {
+              const mark = connectionMark(props.connections[a.id]);
+              const active = props.account === a.id;
+              return (
+                <li key={a.id} className="account-item">
+                  <button
+                    type="button"
+                    className={`nav-item${active ? " active" : ""}`}
+                    aria-pressed={active}
+                    title={`${a.url} · ${mark.text}`}
+                    onClick={() => props.onAccount(active ? null : a.id)}
+                  >
+                    <span className={`conn conn-${mark.state}`} aria-label={mark.text}>
+                      {mark.shape}
+                    </span>
+                    <span className="account-label">{a.label}</span>
+                    {(props.pendingByAccount[a.id] ?? 0) > 0 && <span className="count">{props.pendingByAccount[a.id]}</span>}
+                  </button>
+                  {!a.local && (
+                    <button type="button" className="quiet remove" aria-label={`Remove account ${a.label}`} onClick={() => props.onRemoveAccount(a.id)}>
+                      ×
+                    </button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+          {adding ? (
+            <AddAccountForm onCancel={() => setAdding(false)} onAdd={props.onAddAccount} onDone={() => setAdding(false)} />
+          ) : (
+            <button type="button" className="quiet add-account" onClick={() => setAdding(true)}>
+              + Add account
+            </button>
+          )}
+          <label className="check dnd">
+            <input type="checkbox" checked={props.doNotDisturb} onChange={(e) => props.onDoNotDisturb(e.target.checked)} />
+            Do not disturb
+          </label>
+          {props.onSettings && (
+            <button type="button" className="quiet settings-open" onClick={props.onSettings}>
+              Settings
+            </button>
+          )}
+        </>
       )}
     </nav>
   );
