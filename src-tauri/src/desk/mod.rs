@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use inbox_client::Engine;
-use inbox_desktop_core::CommandError;
 
 use crate::local_server::LocalServer;
 use crate::notifications::Presence;
