@@ -63,9 +63,10 @@ async fn ask(asker: &ApiClient, prompt: &str, timeout_s: Option<u64>) -> Interac
     asker.ask(&request).await.unwrap()
 }
 
-/// Answer `question` through the desk, as the window does, and check how the answer fares.
+/// Answer `question` through the desk's engine, as the window does, and check how the answer fares.
 async fn answer(desk: &Desk, question: &Interaction, value: serde_json::Value, fares: Delivery) {
     let delivery = desk
+        .engine
         .answer(LAUNCH_ACCOUNT_ID, &question.id, value, None)
         .await
         .unwrap();
