@@ -22,40 +22,18 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
-    AnswerFormat, Continuation, Interaction, MediaItem, MediaKind, RemovedEvent, RemovedReason,
-    ResetReason, Status, StatusFilter, StreamEvent, Verifier,
+    AnswerFormat, Continuation, MediaItem, MediaKind, RemovedEvent, RemovedReason, ResetReason,
+    Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
-    EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore,
+    EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewTicket, PageQuery, RedisStore,
     Resolution, ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
 };
+use inbox_server::test_support::{answer, question};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
-    NewAsk {
-        interaction: Interaction::builder(id)
-            .prompt(format!("Deploy {id}?"))
-            .format(AnswerFormat::Confirm)
-            .expires_at(expires_at)
-            .asker("deploy-bot")
-            .metadata(json!({"run": id}).as_object().cloned().unwrap_or_default())
-            .build(),
-        pending_limit: usize::MAX,
-        media: vec![],
-        ticket: None,
-    }
-}
-
-fn answer(by: &str, value: serde_json::Value) -> Resolution {
-    Resolution::Answer {
-        value,
-        params: None,
-        by: by.into(),
-    }
-}
 
 /// A small inline PNG served at `/api/interactions/media/{id}`: the item that names it and
 /// the blob the store keeps.

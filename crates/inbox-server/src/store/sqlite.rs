@@ -926,28 +926,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
-        NewAsk {
-            interaction: Interaction::builder(id)
-                .prompt("Deploy?")
-                .format(AnswerFormat::Confirm)
-                .expires_at(expires_at)
-                .asker("bot")
-                .build(),
-            pending_limit: usize::MAX,
-            media: vec![],
-            ticket: None,
-        }
-    }
-
-    fn answer(by: &str, value: serde_json::Value) -> Resolution {
-        Resolution::Answer {
-            value,
-            params: None,
-            by: by.into(),
-        }
-    }
+    use crate::test_support::{answer, question};
 
     fn open(dir: &tempfile::TempDir, retention: usize) -> SqliteStore {
         SqliteStore::open(&dir.path().join("inbox.sqlite3"), retention).unwrap()
@@ -1101,14 +1080,9 @@ mod tests {
         let store = open(&dir, 100);
         let past = Utc::now() - chrono::Duration::seconds(1);
         let future = Utc::now() + chrono::Duration::hours(1);
-        store
-            .insert_ask(question("ia_due", Some(past)))
-            .await
-            .unwrap();
-        store
-            .insert_ask(question("ia_later", Some(future)))
-            .await
-            .unwrap();
+        for (id, due) in [("ia_due", past), ("ia_later", future)] {
+            store.insert_ask(question(id, Some(due))).await.unwrap();
+        }
         let mut live = store.subscribe();
         assert_eq!(store.expire_due(Utc::now()).await.unwrap(), ["ia_due"]);
         let event = live.recv().await.unwrap();
