@@ -35,9 +35,11 @@ start_keyring
 
 stage format cargo fmt --all -- --check
 stage no-tauri-in-crates bash -c '! grep -lE "^\s*tauri" crates/*/Cargo.toml'
-# inbox-protocol's test-support feature (Interaction::builder) is enabled only as a dev-dependency:
-# no build of a library or binary of the workspace carries it.
-stage no-test-support-in-builds bash -c '! cargo tree --locked --workspace -e normal,build -i inbox-protocol -f "{f}" --depth 0 | grep -q test-support'
+# The test-support features (inbox-protocol's Interaction::builder, inbox-server's store fixtures)
+# are enabled only as dev-dependencies: no build of a library or binary of the workspace carries them.
+stage no-test-support-in-builds bash -c 'for crate in inbox-protocol inbox-server; do
+  ! cargo tree --locked --workspace -e normal,build -i "$crate" -f "{f}" --depth 0 | grep -q test-support || exit 1
+done'
 # The desktop crate embeds ui/dist at compile time, so the UI is built before any Rust.
 stage ui-build bash -c 'cd ui && npm run build'
 stage ui-tests bash -c 'cd ui && npm test'

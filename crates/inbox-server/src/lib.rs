@@ -33,6 +33,8 @@ mod state;
 pub mod store;
 mod stream;
 mod sweeper;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 mod ticket;
 mod tokens_file;
 mod validation;

@@ -22,40 +22,18 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use inbox_protocol::{
-    AnswerFormat, Continuation, Interaction, MediaItem, MediaKind, RemovedEvent, RemovedReason,
-    ResetReason, Status, StatusFilter, StreamEvent, Verifier,
+    AnswerFormat, Continuation, MediaItem, MediaKind, RemovedEvent, RemovedReason, ResetReason,
+    Status, StatusFilter, StreamEvent, Verifier,
 };
 use inbox_server::store::{
-    EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewAsk, NewTicket, PageQuery, RedisStore,
+    EventsAfter, IdempotencyClaim, LiveBus, MediaBlob, NewTicket, PageQuery, RedisStore,
     Resolution, ResolveOutcome, SqliteStore, Store, StoreError, StoredEvent, TicketMatch,
 };
+use inbox_server::test_support::{answer, question};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
-    NewAsk {
-        interaction: Interaction::builder(id)
-            .prompt(format!("Deploy {id}?"))
-            .format(AnswerFormat::Confirm)
-            .expires_at(expires_at)
-            .asker("deploy-bot")
-            .metadata(json!({"run": id}).as_object().cloned().unwrap_or_default())
-            .build(),
-        pending_limit: usize::MAX,
-        media: vec![],
-        ticket: None,
-    }
-}
-
-fn answer(by: &str, value: serde_json::Value) -> Resolution {
-    Resolution::Answer {
-        value,
-        params: None,
-        by: by.into(),
-    }
-}
 
 /// A small inline PNG served at `/api/interactions/media/{id}`: the item that names it and
 /// the blob the store keeps.
@@ -87,6 +65,19 @@ fn pending(limit: usize, cursor: Option<String>) -> PageQuery {
         limit,
         cursor,
     }
+}
+
+/// Alice answers `id` with `value`, under `claim` if any: what the store replied.
+async fn alice_answers(
+    store: &Arc<dyn Store>,
+    id: &str,
+    value: serde_json::Value,
+    claim: Option<IdempotencyClaim>,
+) -> ResolveOutcome {
+    store
+        .resolve(id, answer("alice", value), claim)
+        .await
+        .unwrap()
 }
 
 /// Every event after `cursor`, which must still be covered.
@@ -143,14 +134,8 @@ async fn paging_has_no_duplicates_or_gaps(store: Arc<dyn Store>) {
     // While the reader is between pages: a new question arrives, one already seen and one
     // not yet seen are answered.
     store.insert_ask(question("ia_new", None)).await.unwrap();
-    store
-        .resolve("ia_7", answer("alice", json!(true)), None)
-        .await
-        .unwrap();
-    store
-        .resolve("ia_2", answer("alice", json!(false)), None)
-        .await
-        .unwrap();
+    alice_answers(&store, "ia_7", json!(true), None).await;
+    alice_answers(&store, "ia_2", json!(false), None).await;
 
     let mut seen: Vec<String> = first.items.iter().map(|ia| ia.id.clone()).collect();
     let mut cursor = first.next_cursor;
@@ -244,10 +229,7 @@ async fn resolve_has_a_single_winner(store: Arc<dyn Store>) {
         ResolveOutcome::AlreadyFinal(ref ia) if ia == winner
     ));
     assert_eq!(
-        store
-            .resolve("ia_nope", answer("alice", json!(true)), None)
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_nope", json!(true), None).await,
         ResolveOutcome::NotFound
     );
 }
@@ -256,18 +238,13 @@ async fn resolve_has_a_single_winner(store: Arc<dyn Store>) {
 async fn idempotent_repeat_replays(store: Arc<dyn Store>) {
     store.insert_ask(question("ia_1", None)).await.unwrap();
     let since = store.tail_cursor().await.unwrap();
-    let ResolveOutcome::Resolved(first) = store
-        .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
-        .await
-        .unwrap()
+    let ResolveOutcome::Resolved(first) =
+        alice_answers(&store, "ia_1", json!(true), claim("k1", "fp-a")).await
     else {
         panic!("the first call wins");
     };
     for _ in 0..3 {
-        let again = store
-            .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
-            .await
-            .unwrap();
+        let again = alice_answers(&store, "ia_1", json!(true), claim("k1", "fp-a")).await;
         assert_eq!(again, ResolveOutcome::Replayed(first.clone()));
     }
     assert_eq!(
@@ -277,10 +254,7 @@ async fn idempotent_repeat_replays(store: Arc<dyn Store>) {
     );
     // Without the key, the same request is just late.
     assert_eq!(
-        store
-            .resolve("ia_1", answer("alice", json!(true)), None)
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_1", json!(true), None).await,
         ResolveOutcome::AlreadyFinal(first.clone())
     );
     // A decline carrying a key resolves and replays the same way.
@@ -313,34 +287,22 @@ async fn idempotent_repeat_replays(store: Arc<dyn Store>) {
 /// The same key with a different request is a conflict, before and after it resolved.
 async fn idempotency_key_conflicts(store: Arc<dyn Store>) {
     store.insert_ask(question("ia_1", None)).await.unwrap();
-    store
-        .resolve("ia_1", answer("alice", json!(true)), claim("k1", "fp-a"))
-        .await
-        .unwrap();
+    alice_answers(&store, "ia_1", json!(true), claim("k1", "fp-a")).await;
     let since = store.tail_cursor().await.unwrap();
     assert_eq!(
-        store
-            .resolve("ia_1", answer("alice", json!(false)), claim("k1", "fp-b"))
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_1", json!(false), claim("k1", "fp-b")).await,
         ResolveOutcome::IdempotencyConflict
     );
     // Another key on a resolved question is simply late.
     assert!(matches!(
-        store
-            .resolve("ia_1", answer("alice", json!(false)), claim("k2", "fp-b"))
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_1", json!(false), claim("k2", "fp-b")).await,
         ResolveOutcome::AlreadyFinal(_)
     ));
     assert!(events_since(&store, &since).await.is_empty());
     // Keys belong to one interaction: the same key elsewhere is a fresh request.
     store.insert_ask(question("ia_2", None)).await.unwrap();
     assert!(matches!(
-        store
-            .resolve("ia_2", answer("alice", json!(false)), claim("k1", "fp-b"))
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_2", json!(false), claim("k1", "fp-b")).await,
         ResolveOutcome::Resolved(_)
     ));
 }
@@ -366,10 +328,7 @@ async fn expire_due_moves_each_once(store: Arc<dyn Store>) {
         .await
         .unwrap();
     store.insert_ask(question("ia_never", None)).await.unwrap();
-    let answered = store
-        .resolve("ia_due4", answer("alice", json!(true)), None)
-        .await
-        .unwrap();
+    let answered = alice_answers(&store, "ia_due4", json!(true), None).await;
     assert!(
         matches!(answered, ResolveOutcome::Resolved(_)),
         "{answered:?}"
@@ -414,10 +373,7 @@ async fn expire_due_moves_each_once(store: Arc<dyn Store>) {
     assert_eq!(all_pages(&store, StatusFilter::Expired, 10).await.len(), 4);
     // An expired question can no longer be answered.
     assert!(matches!(
-        store
-            .resolve("ia_due0", answer("alice", json!(true)), None)
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_due0", json!(true), None).await,
         ResolveOutcome::AlreadyFinal(ref ia) if ia.status == Status::Expired
     ));
 }
@@ -551,10 +507,7 @@ async fn live_subscription_is_ordered(store: Arc<dyn Store>) {
                 let id = format!("ia_w{w}_{i}");
                 store.insert_ask(question(&id, None)).await.unwrap();
                 if i % 2 == 0 {
-                    store
-                        .resolve(&id, answer("alice", json!(true)), None)
-                        .await
-                        .unwrap();
+                    alice_answers(&store, &id, json!(true), None).await;
                 }
             }
         }
@@ -801,10 +754,7 @@ async fn parks_count_against_the_pending_limit(store: Arc<dyn Store>) {
         store.insert_ask(one_more.clone()).await,
         Err(StoreError::PendingLimit { .. })
     ));
-    store
-        .resolve("pk_fits_q0", answer("alice", json!(true)), None)
-        .await
-        .unwrap();
+    alice_answers(&store, "pk_fits_q0", json!(true), None).await;
     store.insert_ask(one_more).await.unwrap();
 }
 
@@ -820,10 +770,7 @@ async fn resolved_questions_are_pruned_with_what_they_kept(store: Arc<dyn Store>
         .insert_ask(question("ia_waiting", None))
         .await
         .unwrap();
-    store
-        .resolve("ia_old", answer("alice", json!(true)), claim("k1", "f1"))
-        .await
-        .unwrap();
+    alice_answers(&store, "ia_old", json!(true), claim("k1", "f1")).await;
     let before_cut = Utc::now() - chrono::Duration::seconds(60);
     assert!(
         store
@@ -856,10 +803,7 @@ async fn resolved_questions_are_pruned_with_what_they_kept(store: Arc<dyn Store>
     );
     // Its idempotency record went too: the same key is not a replay any more, just gone.
     assert_eq!(
-        store
-            .resolve("ia_old", answer("alice", json!(true)), claim("k1", "f1"))
-            .await
-            .unwrap(),
+        alice_answers(&store, "ia_old", json!(true), claim("k1", "f1")).await,
         ResolveOutcome::NotFound
     );
     assert!(store.prune_resolved(cut, 100).await.unwrap().is_empty());
@@ -907,10 +851,8 @@ async fn nothing_settles_past_the_deadline(store: Arc<dyn Store>) {
         store.expire_due(Utc::now()).await.unwrap(),
         vec!["ia_late".to_owned()]
     );
-    let ResolveOutcome::AlreadyFinal(expired) = store
-        .resolve("ia_late", answer("alice", json!(true)), None)
-        .await
-        .unwrap()
+    let ResolveOutcome::AlreadyFinal(expired) =
+        alice_answers(&store, "ia_late", json!(true), None).await
     else {
         panic!("an expired question stays expired");
     };
@@ -1129,10 +1071,7 @@ async fn redis_two_workers_resolve_a_park_once() {
     for p in 0..PARKS {
         for (q, store) in [(0, a.clone()), (1, b.clone())] {
             tasks.push(tokio::spawn(async move {
-                store
-                    .resolve(&format!("pk_w{p}_q{q}"), answer("alice", json!(true)), None)
-                    .await
-                    .unwrap()
+                alice_answers(&store, &format!("pk_w{p}_q{q}"), json!(true), None).await
             }));
         }
     }

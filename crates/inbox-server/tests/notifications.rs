@@ -61,10 +61,14 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(page["items"][0]["id"], id.as_str());
     assert!(page["stream_cursor"].is_string());
-    let (status, _) = asker.get("/api/notifications").await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = reviewer.get("/api/notifications?limit=0").await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        asker.get("/api/notifications").await.0,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        reviewer.get("/api/notifications?limit=0").await.0,
+        StatusCode::BAD_REQUEST
+    );
 
     let read_path = format!("/api/notifications/{id}/read");
     let (status, read) = reviewer.post_empty(&read_path).await;
@@ -74,8 +78,7 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
     assert_eq!(updated.event, "notification_updated");
     assert_eq!(updated.data["read_at"], read["read_at"]);
     // An asker cannot mark or submit.
-    let (status, _) = asker.post_empty(&read_path).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(asker.post_empty(&read_path).await.0, StatusCode::FORBIDDEN);
 
     // A bad submission: 400 naming the field, nothing stored.
     let submit = format!("/api/notifications/{id}/submit");
@@ -105,8 +108,10 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(replay, first);
     let other_value = json!({"value": {"rating": 1}});
-    let (status, _) = reviewer.post_keyed(&submit, other_value, "sub-1").await;
-    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(
+        reviewer.post_keyed(&submit, other_value, "sub-1").await.0,
+        StatusCode::CONFLICT
+    );
 
     // The asker hears it on its stream (and nothing else: no add, no update).
     let heard = asker_stream.expect_frame().await;
@@ -119,16 +124,22 @@ async fn the_notification_doors(asking: &TestServer, reviewing: &TestServer) {
     let (status, list) = asker.get(&submissions).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(list["items"], json!([first]));
-    let (status, _) = other_asker.get(&submissions).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(other_asker.get(&submissions).await.0, StatusCode::NOT_FOUND);
     let notification = format!("/api/notifications/{id}");
-    let (status, _) = other_asker.get(&notification).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        other_asker.get(&notification).await.0,
+        StatusCode::NOT_FOUND
+    );
     let (status, mine) = asker.get(&notification).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(mine["submissions"], 1);
-    let (status, _) = admin.get("/api/notifications/nt_unknown/submissions").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        admin
+            .get("/api/notifications/nt_unknown/submissions")
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
 
     // Dismissed: out of the list, no more submissions, still readable by its asker.
     let dismiss = format!("/api/notifications/{id}/dismiss");

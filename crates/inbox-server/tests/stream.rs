@@ -318,15 +318,7 @@ async fn a_stream_that_cannot_keep_up_gets_a_reset_and_is_closed() {
             .format(AnswerFormat::Text)
             .asker("deploy-bot")
             .build();
-        store
-            .insert_ask(NewAsk {
-                interaction,
-                pending_limit: usize::MAX,
-                media: vec![],
-                ticket: None,
-            })
-            .await
-            .unwrap();
+        store.insert_ask(NewAsk::plain(interaction)).await.unwrap();
     }
     // Everything it was sent arrives in order, then a `reset` (refetch), then the end: the
     // server buffered a bounded amount for it, not the 8 000 events.

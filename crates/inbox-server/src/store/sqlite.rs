@@ -22,6 +22,7 @@ use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use tokio::sync::broadcast;
 
+use self::queue::{DELIVERIES, Queue, TURNS};
 use self::rows::Prune;
 use super::{
     AguiTurn, ClaimOutcome, Delivery, DeliveryResult, EventsAfter, IdempotencyClaim, LiveBus,
@@ -178,6 +179,27 @@ impl SqliteStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.write(move |tx, _| rows::prune(tx, prune, params![cut_off, limit]))
             .await
+    }
+
+    /// Lease the earliest due member of `queue` for `lease` and read it with `read` (its id and
+    /// the new lease's token), in one write: `None` when nothing is due or `read` takes the
+    /// member off the queue. Webhook deliveries and AG-UI turns are leased alike.
+    async fn lease_next<T: Send + 'static>(
+        &self,
+        queue: Queue,
+        now: DateTime<Utc>,
+        lease: std::time::Duration,
+        read: fn(&Transaction<'_>, &str, &str) -> Result<Option<T>, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let lease_ms = lease_millis(lease);
+        let token = crate::ids::lease_token();
+        self.write(
+            move |tx, _| match queue.lease_next(tx, now, lease_ms, &token)? {
+                Some(id) => read(tx, &id, &token),
+                None => Ok(None),
+            },
+        )
+        .await
     }
 
     /// Run `f` in one read (`DEFERRED`) transaction: all it reads describes the same moment.
@@ -766,10 +788,7 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<Delivery>, StoreError> {
-        let lease_ms = lease_millis(lease);
-        let token = crate::ids::lease_token();
-        self.write(move |tx, _| park::lease(tx, now, lease_ms, &token))
-            .await
+        self.lease_next(DELIVERIES, now, lease, park::leased).await
     }
 
     async fn finish_delivery(
@@ -779,8 +798,13 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let delivery = delivery.clone();
-        self.write(move |tx, _| park::finish(tx, &delivery, &result, now))
-            .await
+        self.write(move |tx, _| {
+            let id = &delivery.park.id;
+            DELIVERIES.report(tx, id, &delivery.lease, || {
+                park::finish(tx, id, &result, now)
+            })
+        })
+        .await
     }
 
     async fn prune_parks(
@@ -811,10 +835,7 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         lease: std::time::Duration,
     ) -> Result<Option<AguiTurn>, StoreError> {
-        let lease_ms = lease_millis(lease);
-        let token = crate::ids::lease_token();
-        self.write(move |tx, _| agui::lease(tx, now, lease_ms, &token))
-            .await
+        self.lease_next(TURNS, now, lease, agui::leased).await
     }
 
     async fn finish_agui_turn(
@@ -825,8 +846,12 @@ impl Store for SqliteStore {
     ) -> Result<bool, StoreError> {
         let turn = turn.clone();
         // Any failing row (a refused park) rolls the whole report back.
-        self.write(move |tx, out| agui::finish(tx, out, &turn, &result, now))
-            .await
+        self.write(move |tx, out| {
+            TURNS.report(tx, &turn.run.id, &turn.lease, || {
+                agui::finish(tx, out, &turn, &result, now)
+            })
+        })
+        .await
     }
 
     async fn progress_agui_turn(&self, turn: &AguiTurn, run: &AguiRun) -> Result<bool, StoreError> {
@@ -926,28 +951,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn question(id: &str, expires_at: Option<DateTime<Utc>>) -> NewAsk {
-        NewAsk {
-            interaction: Interaction::builder(id)
-                .prompt("Deploy?")
-                .format(AnswerFormat::Confirm)
-                .expires_at(expires_at)
-                .asker("bot")
-                .build(),
-            pending_limit: usize::MAX,
-            media: vec![],
-            ticket: None,
-        }
-    }
-
-    fn answer(by: &str, value: serde_json::Value) -> Resolution {
-        Resolution::Answer {
-            value,
-            params: None,
-            by: by.into(),
-        }
-    }
+    use crate::test_support::{answer, question};
 
     fn open(dir: &tempfile::TempDir, retention: usize) -> SqliteStore {
         SqliteStore::open(&dir.path().join("inbox.sqlite3"), retention).unwrap()
@@ -1101,14 +1105,9 @@ mod tests {
         let store = open(&dir, 100);
         let past = Utc::now() - chrono::Duration::seconds(1);
         let future = Utc::now() + chrono::Duration::hours(1);
-        store
-            .insert_ask(question("ia_due", Some(past)))
-            .await
-            .unwrap();
-        store
-            .insert_ask(question("ia_later", Some(future)))
-            .await
-            .unwrap();
+        for (id, due) in [("ia_due", past), ("ia_later", future)] {
+            store.insert_ask(question(id, Some(due))).await.unwrap();
+        }
         let mut live = store.subscribe();
         assert_eq!(store.expire_due(Utc::now()).await.unwrap(), ["ia_due"]);
         let event = live.recv().await.unwrap();

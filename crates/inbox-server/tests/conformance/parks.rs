@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use super::orders::every_order;
-use super::{answer, question};
+use super::{alice_answers, answer, question};
 
 /// A park of `n` questions `{park}_q{i}`, each async with the given deadline.
 pub fn park_of(id: &str, deadlines: &[DateTime<Utc>], continuation: Continuation) -> NewPark {
@@ -113,10 +113,7 @@ pub async fn a_park_resolves_once_in_every_order(store: Arc<dyn Store>) {
             );
             match step {
                 Answer => {
-                    let out = store
-                        .resolve(&ids[0], answer("alice", json!(true)), None)
-                        .await
-                        .unwrap();
+                    let out = alice_answers(&store, &ids[0], json!(true), None).await;
                     assert!(matches!(out, ResolveOutcome::Resolved(_)), "{out:?}");
                 }
                 Decline => {
@@ -220,10 +217,7 @@ pub async fn concurrent_claims_have_one_winner(store: Arc<dyn Store>) {
     let ids = new.park.interactions.clone();
     store.insert_park(new).await.unwrap();
     for id in &ids {
-        store
-            .resolve(id, answer("alice", json!(true)), None)
-            .await
-            .unwrap();
+        alice_answers(&store, id, json!(true), None).await;
     }
     let claims = (0..8).map(|i| {
         let store = store.clone();
@@ -368,10 +362,7 @@ pub async fn a_webhook_resume_is_leased_to_one_dispatcher(store: Arc<dyn Store>)
     let ids = new.park.interactions.clone();
     store.insert_park(new).await.unwrap();
     let lease = std::time::Duration::from_millis(300);
-    store
-        .resolve(&ids[0], answer("alice", json!(true)), None)
-        .await
-        .unwrap();
+    alice_answers(&store, &ids[0], json!(true), None).await;
     nothing_due(&store, lease, "nothing is due on a partial set").await;
     store
         .resolve(&ids[1], answer("bob", json!(false)), None)
@@ -476,10 +467,7 @@ pub async fn settled_parks_are_pruned_after_their_retention(store: Arc<dyn Store
         let store = store.clone();
         async move {
             for q in 0..n {
-                let out = store
-                    .resolve(&format!("{id}_q{q}"), answer("alice", json!(true)), None)
-                    .await
-                    .unwrap();
+                let out = alice_answers(&store, &format!("{id}_q{q}"), json!(true), None).await;
                 assert!(matches!(out, ResolveOutcome::Resolved(_)), "{out:?}");
             }
         }

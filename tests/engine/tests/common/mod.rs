@@ -123,16 +123,8 @@ pub async fn seed_pending(dir: &TempDir, count: usize, retention: usize) {
             .asker("seed-bot")
             .created_at(base + chrono::Duration::milliseconds(i as i64))
             .build();
-        store
-            .insert_ask(NewAsk {
-                interaction,
-                // Seeded past the server's per-asker cap: these tests are about the client.
-                pending_limit: usize::MAX,
-                media: vec![],
-                ticket: None,
-            })
-            .await
-            .unwrap();
+        // Seeded past the server's per-asker cap: these tests are about the client.
+        store.insert_ask(NewAsk::plain(interaction)).await.unwrap();
     }
 }
 

@@ -15,19 +15,14 @@ use crate::extract::PathId;
 use crate::state::AppState;
 use crate::store::Mark;
 
-pub async fn read(
-    state: State<AppState>,
-    reviewer: AsReviewer,
-    id: PathId,
-) -> Result<Json<Notification>, ApiError> {
+/// What both doors answer: the notification as marked.
+type Marked = Result<Json<Notification>, ApiError>;
+
+pub async fn read(state: State<AppState>, reviewer: AsReviewer, id: PathId) -> Marked {
     mark(state, reviewer, id, Mark::Read).await
 }
 
-pub async fn dismiss(
-    state: State<AppState>,
-    reviewer: AsReviewer,
-    id: PathId,
-) -> Result<Json<Notification>, ApiError> {
+pub async fn dismiss(state: State<AppState>, reviewer: AsReviewer, id: PathId) -> Marked {
     mark(state, reviewer, id, Mark::Dismiss).await
 }
 
@@ -36,7 +31,7 @@ async fn mark(
     AsReviewer(principal): AsReviewer,
     PathId(id): PathId,
     mark: Mark,
-) -> Result<Json<Notification>, ApiError> {
+) -> Marked {
     let marked = state
         .store()
         .mark_notification(&id, mark, Utc::now())

@@ -47,11 +47,7 @@ pub(super) fn insert(
             serde_json::to_string(&new.headers)?
         ],
     )?;
-    tx.execute(
-        "INSERT INTO agui_turns (run_id, due_at) VALUES (?1, ?2)",
-        params![new.run.id, now.timestamp_millis()],
-    )?;
-    Ok(())
+    TURNS.requeue(tx, &new.run.id, now)
 }
 
 /// The run as readers see it: the streaming copy while a turn writes one, else the last report.
@@ -74,43 +70,46 @@ pub(super) fn queue_for_park(
     park_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
-    tx.execute(
-        "INSERT OR REPLACE INTO agui_turns (run_id, due_at, attempts)
-         SELECT json_extract(body, '$.continuation.run_id'), ?2, 0 FROM parks
-         WHERE id = ?1 AND continuation = 'agui'",
-        params![park_id, now.timestamp_millis()],
-    )?;
-    Ok(())
+    let run: Option<Option<String>> = tx
+        .query_row(
+            "SELECT json_extract(body, '$.continuation.run_id') FROM parks
+             WHERE id = ?1 AND continuation = 'agui'",
+            [park_id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match run.flatten() {
+        Some(run_id) => TURNS.requeue(tx, &run_id, now),
+        None => Ok(()),
+    }
 }
 
-pub(super) fn lease(
+/// The turn of run `run_id`, just leased to `token` (`SqliteStore::lease_next`); a run that is
+/// gone, final, or waiting on its open park leaves the queue.
+pub(super) fn leased(
     tx: &Transaction<'_>,
-    now: DateTime<Utc>,
-    lease_ms: i64,
+    run_id: &str,
     token: &str,
 ) -> Result<Option<AguiTurn>, StoreError> {
-    let Some(run_id) = TURNS.next_due(tx, now)? else {
-        return Ok(None);
-    };
     let attempts: i64 = tx.query_row(
         "SELECT attempts FROM agui_turns WHERE run_id = ?1",
-        [&run_id],
+        [run_id],
         |row| row.get(0),
     )?;
     let row: Option<(String, String, String)> = tx
         .query_row(
             "SELECT body, input, headers FROM agui_runs WHERE id = ?1",
-            [&run_id],
+            [run_id],
             |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
         .optional()?;
     let Some((body, input, headers)) = row else {
-        TURNS.remove(tx, &run_id)?;
+        TURNS.remove(tx, run_id)?;
         return Ok(None);
     };
     let run: AguiRun = serde_json::from_str(&body)?;
     if run.status.is_final() {
-        TURNS.remove(tx, &run_id)?;
+        TURNS.remove(tx, run_id)?;
         return Ok(None);
     }
     let resume = match &run.park_id {
@@ -120,10 +119,9 @@ pub(super) fn lease(
     };
     if run.status == AguiRunStatus::Interrupted && resume.is_none() {
         // Queued while its park is still open: nothing to send yet.
-        TURNS.remove(tx, &run_id)?;
+        TURNS.remove(tx, run_id)?;
         return Ok(None);
     }
-    TURNS.lease(tx, &run_id, now, lease_ms, token)?;
     Ok(Some(AguiTurn {
         run,
         input: serde_json::from_str(&input)?,
@@ -134,19 +132,16 @@ pub(super) fn lease(
     }))
 }
 
-/// Apply a turn's result if `turn.lease` is still the lease on its row (`false` when it is
-/// not); the `add` events of a park it opened go out after commit.
+/// Apply a turn's result (under its lease: `TURNS.report`); the `add` events of a park it
+/// opened go out after commit.
 pub(super) fn finish(
     tx: &Transaction<'_>,
     out: &mut Outbox<'_>,
     turn: &AguiTurn,
     result: &TurnResult,
     now: DateTime<Utc>,
-) -> Result<bool, StoreError> {
+) -> Result<(), StoreError> {
     let id = &turn.run.id;
-    if !TURNS.holds(tx, id, &turn.lease)? {
-        return Ok(false);
-    }
     let now_ms = now.timestamp_millis();
     if let Some(park_id) = result.resumed_park(turn) {
         tx.execute(
@@ -174,7 +169,7 @@ pub(super) fn finish(
         "UPDATE agui_runs SET body = ?2, live = NULL WHERE id = ?1",
         params![id, serde_json::to_string(result.run())?],
     )?;
-    Ok(true)
+    Ok(())
 }
 
 pub(super) fn progress(

@@ -168,23 +168,19 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Park>, StoreErr
     Ok(Some(park))
 }
 
-/// Lease the earliest due delivery: its `due_at` moves to the end of the lease.
-pub(super) fn lease(
+/// The delivery of park `park_id`, just leased to `token` (`SqliteStore::lease_next`); a park
+/// that is gone or has no webhook leaves the queue.
+pub(super) fn leased(
     tx: &Transaction<'_>,
-    now: DateTime<Utc>,
-    lease_ms: i64,
+    park_id: &str,
     token: &str,
 ) -> Result<Option<Delivery>, StoreError> {
-    let Some(park_id) = DELIVERIES.next_due(tx, now)? else {
-        return Ok(None);
-    };
-    DELIVERIES.lease(tx, &park_id, now, lease_ms, token)?;
-    let Some(park) = load(tx, &park_id)? else {
-        DELIVERIES.remove(tx, &park_id)?;
+    let Some(park) = load(tx, park_id)? else {
+        DELIVERIES.remove(tx, park_id)?;
         return Ok(None);
     };
     let inbox_protocol::Continuation::Webhook { url } = park.continuation.clone() else {
-        DELIVERIES.remove(tx, &park_id)?;
+        DELIVERIES.remove(tx, park_id)?;
         return Ok(None);
     };
     Ok(Some(Delivery {
@@ -196,17 +192,13 @@ pub(super) fn lease(
     }))
 }
 
-/// Apply a delivery's result, if `delivery.lease` is still the lease on its row.
+/// Apply the result of park `id`'s delivery (under its lease: `DELIVERIES.report`).
 pub(super) fn finish(
     tx: &Transaction<'_>,
-    delivery: &Delivery,
+    id: &str,
     result: &DeliveryResult,
     now: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let id = &delivery.park.id;
-    if !DELIVERIES.holds(tx, id, &delivery.lease)? {
-        return Ok(false);
-    }
+) -> Result<(), StoreError> {
     let now_ms = now.timestamp_millis();
     match result {
         DeliveryResult::Delivered => {
@@ -236,7 +228,7 @@ pub(super) fn finish(
             DELIVERIES.remove(tx, id)?;
         }
     }
-    Ok(true)
+    Ok(())
 }
 
 /// Settled parks whose last step is at or before `?1` (unix ms), none with a queued delivery,

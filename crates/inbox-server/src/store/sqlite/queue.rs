@@ -26,47 +26,50 @@ pub(super) const TURNS: Queue = Queue {
 };
 
 impl Queue {
-    /// The member due earliest, at or before `now`.
-    pub(super) fn next_due(
+    /// Lease the member due earliest, at or before `now`, to `token` for `lease_ms`: its id,
+    /// or `None` when nothing is due.
+    pub(super) fn lease_next(
         &self,
         tx: &Transaction<'_>,
         now: DateTime<Utc>,
+        lease_ms: i64,
+        token: &str,
     ) -> Result<Option<String>, StoreError> {
         let Queue { table, member } = self;
-        Ok(tx
+        let next: Option<String> = tx
             .query_row(
                 &format!("SELECT {member} FROM {table} WHERE due_at <= ?1 ORDER BY due_at LIMIT 1"),
                 [now.timestamp_millis()],
                 |row| row.get(0),
             )
-            .optional()?)
+            .optional()?;
+        if let Some(id) = &next {
+            tx.execute(
+                &format!("UPDATE {table} SET due_at = ?2, lease_token = ?3 WHERE {member} = ?1"),
+                params![id, now.timestamp_millis().saturating_add(lease_ms), token],
+            )?;
+        }
+        Ok(next)
     }
 
-    /// Lease `id` to `token` for `lease_ms` from `now`.
-    pub(super) fn lease(
-        &self,
-        tx: &Transaction<'_>,
-        id: &str,
-        now: DateTime<Utc>,
-        lease_ms: i64,
-        token: &str,
-    ) -> Result<(), StoreError> {
-        let Queue { table, member } = self;
-        tx.execute(
-            &format!("UPDATE {table} SET due_at = ?2, lease_token = ?3 WHERE {member} = ?1"),
-            params![id, now.timestamp_millis().saturating_add(lease_ms), token],
-        )?;
-        Ok(())
-    }
-
-    /// Whether `lease` is still the lease on `id`: a driver whose lease ran out and was taken
-    /// over must change nothing.
-    pub(super) fn holds(
+    /// Apply `report` only if `lease` is still the lease on `id`, and say whether it was: a
+    /// driver whose lease ran out and was taken over must change nothing.
+    pub(super) fn report(
         &self,
         tx: &Transaction<'_>,
         id: &str,
         lease: &str,
+        report: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<bool, StoreError> {
+        let held = self.holds(tx, id, lease)?;
+        if held {
+            report()?;
+        }
+        Ok(held)
+    }
+
+    /// Whether `lease` is still the lease on `id`.
+    fn holds(&self, tx: &Transaction<'_>, id: &str, lease: &str) -> Result<bool, StoreError> {
         let Queue { table, member } = self;
         let held: Option<Option<String>> = tx
             .query_row(
