@@ -118,9 +118,11 @@ async function launch(bin, env) {
     30000,
   );
   const pid = processOf(bin, driver.pid);
+  const size = await app.execute("return `${window.innerWidth}x${window.innerHeight}`");
   return {
     app,
     pid,
+    size,
     firstPaintMs: painted - requested,
     async close() {
       // Quitting also ends the app and waits for it (the harness: the inbox app would otherwise
@@ -219,6 +221,7 @@ try {
     const w = await launch(MINIMAL_BIN, {});
     result.bare.paints.push(w.firstPaintMs);
     log(`launch ${i + 1}: first paint after ${w.firstPaintMs} ms`);
+    result.bare.size = w.size;
     if (i === 0) {
       result.bare.idle = await idlePss(w.pid);
       log(`idle PSS ${result.bare.idle.mib.toFixed(1)} MiB over ${result.bare.idle.processes} processes (${result.bare.idle.parts})`);
@@ -230,6 +233,8 @@ try {
   for (let i = 0; i < LAUNCHES; i++) {
     const w = await launch(APP_BIN, reviewerApp(server, `bench-${i}`));
     result.app.paints.push(w.firstPaintMs);
+    // The buffers a window draws into grow with it: memory is compared at one size.
+    if (w.size !== result.bare.size) throw new Error(`the app's window is ${w.size}, the bare window's ${result.bare.size}: compare them at one size`);
     log(`launch ${i + 1}: first paint after ${w.firstPaintMs} ms`);
     if (i === 0) {
       await w.app.waitForElement("//footer[@role='contentinfo'][contains(., 'Online')]", 30000);
@@ -267,7 +272,7 @@ const measures = [
   { name: `desktop.ask_to_visible.${PENDING}.p50`, unit: "ms", ours: percentile(result.app.visible, 50) },
   { name: `desktop.ask_to_visible.${PENDING}.p99`, unit: "ms", ours: percentile(result.app.visible, 99) },
 ];
-const setup = { pending: PENDING, samples: SAMPLES, launches: LAUNCHES, idle_s: IDLE_SECONDS, profile: PROFILE, webkit };
+const setup = { pending: PENDING, samples: SAMPLES, launches: LAUNCHES, idle_s: IDLE_SECONDS, profile: PROFILE, webkit, window: result.bare.size };
 fs.writeFileSync(JSON_OUT, JSON.stringify({ setup, measures }, null, 2));
 console.error(`wrote ${JSON_OUT}`);
 // The harness ends what it started when the process exits.
