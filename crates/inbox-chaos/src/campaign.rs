@@ -15,6 +15,7 @@ use inbox_protocol::{
     AnswerFormat, AskRequest, Continuation, ErrorCode, Mode as AskMode, ParkRequest, ParkStatus,
     Status, StatusFilter,
 };
+use inbox_test_net::fault_proxy::{Mode, Proxy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
@@ -23,7 +24,6 @@ use tokio::sync::RwLock;
 use crate::StoreMode;
 use crate::client::Reviewer;
 use crate::cluster::{ADMIN, ASKER, Cluster, reviewer_name};
-use crate::proxy::{Mode, Proxy};
 
 pub struct Settings {
     pub store: StoreMode,
@@ -436,7 +436,6 @@ async fn inject(world: &World, fault: Fault, rng: &mut StdRng) -> anyhow::Result
             {
                 let r = world.reviewers[who].read().await;
                 r.proxy.set_mode(Mode::Refuse);
-                r.proxy.cut_all();
                 if let Ok(pending) = r.pending().await {
                     for (k, id) in pending.iter().take(rng.random_range(1..4)).enumerate() {
                         let value =

@@ -3,9 +3,6 @@
 
 #![allow(dead_code)] // each test binary uses its own part of this
 
-pub mod proxy;
-pub mod recording_proxy;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
