@@ -500,20 +500,11 @@ async fn inject(world: &World, fault: Fault, rng: &mut StdRng) -> anyhow::Result
 /// Every pending id on the server, page by page, from a live worker.
 async fn server_pending(world: &World) -> Result<BTreeSet<String>, String> {
     let addr = world.cluster.read().await.addrs()[0];
-    let api = admin(addr);
-    let mut ids = BTreeSet::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = api
-            .list(StatusFilter::Pending, Some(500), cursor.as_deref())
-            .await
-            .map_err(|e| format!("server list: {e}"))?;
-        ids.extend(page.items.into_iter().map(|ia| ia.id));
-        match page.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(ids),
-        }
-    }
+    let pending = admin(addr)
+        .list_all(StatusFilter::Pending)
+        .await
+        .map_err(|e| format!("server list: {e}"))?;
+    Ok(pending.into_iter().map(|ia| ia.id).collect())
 }
 
 /// One look at everything; `Err` says what is not settled yet.

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use inbox_protocol::caps::PAGE_LIMIT_MAX;
 use inbox_protocol::{
     AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage,
     Notification, NotificationPage, NotificationRequest, Park, ParkRequest, ParkResponse,
@@ -141,6 +142,22 @@ impl ApiClient {
         query.extend(page_query(limit, cursor));
         self.call(self.request(Method::GET, paths::INTERACTIONS).query(&query))
             .await
+    }
+
+    /// Every page of the list, in its order, read [`PAGE_LIMIT_MAX`] at a time.
+    pub async fn list_all(&self, status: StatusFilter) -> Result<Vec<Interaction>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self
+                .list(status, Some(PAGE_LIMIT_MAX), cursor.as_deref())
+                .await?;
+            all.extend(page.items);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
     }
 
     /// `GET /api/interactions/{id}`
