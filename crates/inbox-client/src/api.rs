@@ -9,6 +9,7 @@ use inbox_protocol::{
     ResolveResponse, StatusFilter, Submission, SubmissionList, SubmitRequest, paths,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use url::Url;
 
@@ -179,11 +180,7 @@ impl ApiClient {
         answer: &AnswerRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        self.call(
-            self.keyed_post(&item_path(id, "/answer"), idempotency_key)
-                .json(answer),
-        )
-        .await
+        self.resolve(id, "/answer", answer, idempotency_key).await
     }
 
     /// `POST /api/interactions/{id}/decline`
@@ -193,11 +190,19 @@ impl ApiClient {
         decline: &DeclineRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        self.call(
-            self.keyed_post(&item_path(id, "/decline"), idempotency_key)
-                .json(decline),
-        )
-        .await
+        self.resolve(id, "/decline", decline, idempotency_key).await
+    }
+
+    /// A reviewer's keyed write on a question (`/answer`, `/decline`): `{status, interaction}`.
+    async fn resolve(
+        &self,
+        id: &str,
+        door: &str,
+        body: &impl Serialize,
+        idempotency_key: &str,
+    ) -> Result<ResolveResponse, ClientError> {
+        let req = self.keyed_post(&item_path(id, door), idempotency_key);
+        self.call(req.json(body)).await
     }
 
     /// `GET /api/interactions/{id}/wait` — long-poll for up to `timeout` (the server caps it).
