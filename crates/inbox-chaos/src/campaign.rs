@@ -15,6 +15,7 @@ use inbox_protocol::{
     AnswerFormat, AskRequest, Continuation, ErrorCode, Mode as AskMode, ParkRequest, ParkStatus,
     Status, StatusFilter,
 };
+use inbox_test_net::fault_proxy::{Mode, Proxy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
@@ -23,7 +24,6 @@ use tokio::sync::RwLock;
 use crate::StoreMode;
 use crate::client::Reviewer;
 use crate::cluster::{ADMIN, ASKER, Cluster, reviewer_name};
-use crate::proxy::{Mode, Proxy};
 
 pub struct Settings {
     pub store: StoreMode,
@@ -74,15 +74,54 @@ impl Fault {
 #[derive(Debug, Default)]
 pub struct Report {
     pub faults: BTreeMap<&'static str, usize>,
-    pub answers: usize,
-    pub delivered: usize,
-    pub superseded: usize,
+    pub answers: Answers,
     pub parks_resumed: usize,
-    pub lost: usize,
-    pub duplicated: usize,
-    pub divergences: Vec<String>,
+    pub failures: Failures,
     pub converge_ms: Vec<u64>,
+}
+
+/// The answers apps acknowledged to their reviewers, and what became of them on the server.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Answers {
+    pub acknowledged: usize,
+    /// The server holds this very answer.
+    pub delivered: usize,
+    /// Another reviewer's answer won the question.
+    pub superseded: usize,
+}
+
+/// What a sound inbox never does: any one of them fails the campaign.
+#[derive(Debug, Default)]
+pub struct Failures {
+    /// Acknowledged answers (and resolved parks) the server does not hold.
+    pub lost: usize,
+    /// Answers and park resumptions that took effect twice.
+    pub duplicated: usize,
+    /// Every way an app, the asker or the store disagreed with the truth, in words.
+    pub divergences: Vec<String>,
+    /// Secrets found in the server logs.
     pub secrets_in_logs: usize,
+}
+
+impl Failures {
+    /// One acknowledged answer or resolved park lost, and how.
+    fn lose(&mut self, how: String) {
+        self.lost += 1;
+        self.divergences.push(how);
+    }
+
+    /// One answer or resumption that took effect twice, and how.
+    fn duplicate(&mut self, how: String) {
+        self.duplicated += 1;
+        self.divergences.push(how);
+    }
+
+    fn any(&self) -> bool {
+        self.lost > 0
+            || self.duplicated > 0
+            || !self.divergences.is_empty()
+            || self.secrets_in_logs > 0
+    }
 }
 
 impl Report {
@@ -90,22 +129,19 @@ impl Report {
         for (k, v) in other.faults {
             *self.faults.entry(k).or_default() += v;
         }
-        self.answers += other.answers;
-        self.delivered += other.delivered;
-        self.superseded += other.superseded;
+        self.answers.acknowledged += other.answers.acknowledged;
+        self.answers.delivered += other.answers.delivered;
+        self.answers.superseded += other.answers.superseded;
         self.parks_resumed += other.parks_resumed;
-        self.lost += other.lost;
-        self.duplicated += other.duplicated;
-        self.divergences.extend(other.divergences);
+        self.failures.lost += other.failures.lost;
+        self.failures.duplicated += other.failures.duplicated;
+        self.failures.divergences.extend(other.failures.divergences);
         self.converge_ms.extend(other.converge_ms);
-        self.secrets_in_logs += other.secrets_in_logs;
+        self.failures.secrets_in_logs += other.failures.secrets_in_logs;
     }
 
     pub fn failed(&self) -> bool {
-        self.lost > 0
-            || self.duplicated > 0
-            || !self.divergences.is_empty()
-            || self.secrets_in_logs > 0
+        self.failures.any()
     }
 
     fn percentile(&self, p: f64) -> u64 {
@@ -127,16 +163,16 @@ impl Report {
         }
         println!(
             "answers:       {} acknowledged, {} delivered, {} superseded by another reviewer",
-            self.answers, self.delivered, self.superseded
+            self.answers.acknowledged, self.answers.delivered, self.answers.superseded
         );
         println!("parks resumed: {}", self.parks_resumed);
-        println!("lost:          {}", self.lost);
-        println!("duplicated:    {}", self.duplicated);
-        println!("divergences:   {}", self.divergences.len());
-        for d in self.divergences.iter().take(20) {
+        println!("lost:          {}", self.failures.lost);
+        println!("duplicated:    {}", self.failures.duplicated);
+        println!("divergences:   {}", self.failures.divergences.len());
+        for d in self.failures.divergences.iter().take(20) {
             println!("  {d}");
         }
-        println!("secrets in server logs: {}", self.secrets_in_logs);
+        println!("secrets in server logs: {}", self.failures.secrets_in_logs);
         println!(
             "converge:      p50 {} ms, p99 {} ms, max {} ms",
             self.percentile(0.5),
@@ -244,13 +280,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
             .with_context(|| format!("fault {n} ({})", fault.name()))?;
         stop_load(&world, load).await;
         *report.faults.entry(fault.name()).or_default() += 1;
-        let seen = report.divergences.len();
+        let seen = report.failures.divergences.len();
         let started = Instant::now();
         match settle(&world, settings.settle_timeout).await {
             Ok(()) => report
                 .converge_ms
                 .push(started.elapsed().as_millis() as u64),
             Err(why) => report
+                .failures
                 .divergences
                 .push(format!("after fault {n} ({}): {why}", fault.name())),
         }
@@ -261,7 +298,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
         )
         .await;
         // As they happen: a long run that does not reach its end still says what went wrong.
-        for d in &report.divergences[seen..] {
+        for d in &report.failures.divergences[seen..] {
             eprintln!("chaos [{:?}]: divergence {d}", settings.store);
         }
         if (n + 1).is_multiple_of(10) {
@@ -269,15 +306,16 @@ pub async fn run(settings: Settings) -> anyhow::Result<Report> {
                 "chaos [{:?}]: {} faults, {} answers, lost {}, duplicated {}, divergences {}",
                 settings.store,
                 n + 1,
-                report.answers,
-                report.lost,
-                report.duplicated,
-                report.divergences.len()
+                report.answers.acknowledged,
+                report.failures.lost,
+                report.failures.duplicated,
+                report.failures.divergences.len()
             );
         }
     }
-    report.secrets_in_logs = scan_logs(&world).await;
+    report.failures.secrets_in_logs = scan_logs(&world).await;
     report
+        .failures
         .divergences
         .extend(std::mem::take(&mut *crate::client::HUNG.lock().unwrap()));
     for r in &world.reviewers {
@@ -436,7 +474,6 @@ async fn inject(world: &World, fault: Fault, rng: &mut StdRng) -> anyhow::Result
             {
                 let r = world.reviewers[who].read().await;
                 r.proxy.set_mode(Mode::Refuse);
-                r.proxy.cut_all();
                 if let Ok(pending) = r.pending().await {
                     for (k, id) in pending.iter().take(rng.random_range(1..4)).enumerate() {
                         let value =
@@ -501,20 +538,11 @@ async fn inject(world: &World, fault: Fault, rng: &mut StdRng) -> anyhow::Result
 /// Every pending id on the server, page by page, from a live worker.
 async fn server_pending(world: &World) -> Result<BTreeSet<String>, String> {
     let addr = world.cluster.read().await.addrs()[0];
-    let api = admin(addr);
-    let mut ids = BTreeSet::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = api
-            .list(StatusFilter::Pending, Some(500), cursor.as_deref())
-            .await
-            .map_err(|e| format!("server list: {e}"))?;
-        ids.extend(page.items.into_iter().map(|ia| ia.id));
-        match page.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(ids),
-        }
-    }
+    let pending = admin(addr)
+        .list_all(StatusFilter::Pending)
+        .await
+        .map_err(|e| format!("server list: {e}"))?;
+    Ok(pending.into_iter().map(|ia| ia.id).collect())
 }
 
 /// One look at everything; `Err` says what is not settled yet.
@@ -615,19 +643,19 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
         }
     }
     for g in &given {
-        report.answers += 1;
+        report.answers.acknowledged += 1;
         let server = match api.get(&g.id).await {
             Ok(ia) => ia,
             // An acknowledged answer whose question the store no longer knows: lost with it.
             Err(e) if e.code() == Some(ErrorCode::NotFound) => {
-                report.lost += 1;
                 report
-                    .divergences
-                    .push(format!("{when}: {} is gone from the store: {e}", g.id));
+                    .failures
+                    .lose(format!("{when}: {} is gone from the store: {e}", g.id));
                 continue;
             }
             Err(e) => {
                 report
+                    .failures
                     .divergences
                     .push(format!("{when}: cannot read {}: {e}", g.id));
                 continue;
@@ -644,8 +672,7 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
             .flatten();
         let app_says_won = matches!(verdict, Some(RecordedVerdict::Accepted { .. }));
         if server.status == Status::Pending {
-            report.lost += 1;
-            report.divergences.push(format!(
+            report.failures.lose(format!(
                 "{when}: {}'s answer to {} never arrived",
                 reviewer_name(g.reviewer),
                 g.id
@@ -653,13 +680,13 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
             continue;
         }
         if won {
-            report.delivered += 1;
+            report.answers.delivered += 1;
             if server
                 .answer
                 .as_ref()
                 .is_some_and(|a| a.answered_by != reviewer_name(g.reviewer))
             {
-                report.divergences.push(format!(
+                report.failures.divergences.push(format!(
                     "{when}: {} carries {}'s answer under another name",
                     g.id,
                     reviewer_name(g.reviewer)
@@ -669,14 +696,13 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
             if let Some(previous) = ledger.winners.insert(g.id.clone(), g.value.clone())
                 && previous != g.value
             {
-                report.duplicated += 1;
+                report.failures.duplicated += 1;
             }
         } else {
-            report.superseded += 1;
+            report.answers.superseded += 1;
             if app_says_won {
                 // The app told its reviewer "sent" for an answer the server does not hold.
-                report.duplicated += 1;
-                report.divergences.push(format!(
+                report.failures.duplicate(format!(
                     "{when}: {} shows {}'s answer accepted, the server holds another",
                     g.id,
                     reviewer_name(g.reviewer)
@@ -684,7 +710,7 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
             }
         }
         if verdict.is_none() && verdicts.contains_key(&(g.reviewer, g.value.clone())) {
-            report.divergences.push(format!(
+            report.failures.divergences.push(format!(
                 "{when}: {}'s answer to {} has no verdict",
                 reviewer_name(g.reviewer),
                 g.id
@@ -695,11 +721,12 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
             Ok(seen)
                 if seen.answer.as_ref().map(|a| &a.value)
                     == server.answer.as_ref().map(|a| &a.value) => {}
-            Ok(_) => report.divergences.push(format!(
+            Ok(_) => report.failures.divergences.push(format!(
                 "{when}: the asker sees another answer for {}",
                 g.id
             )),
             Err(e) => report
+                .failures
                 .divergences
                 .push(format!("{when}: the asker cannot read {}: {e}", g.id)),
         }
@@ -728,12 +755,14 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
         match park.status {
             ParkStatus::Parked => continue,
             ParkStatus::Resumed => {
-                report.duplicated += 1;
-                report.divergences.push(format!(
+                report.failures.duplicate(format!(
                     "{when}: park {id} resumed before anyone claimed it"
                 ));
             }
-            ParkStatus::Failed => report.divergences.push(format!("{when}: park {id} failed")),
+            ParkStatus::Failed => report
+                .failures
+                .divergences
+                .push(format!("{when}: park {id} failed")),
             ParkStatus::Resolved => {
                 let a = claim(&world.asker, &id);
                 let b = claim(&world.asker, &id);
@@ -741,20 +770,19 @@ async fn judge(world: &World, report: &mut Report, when: &str) {
                 match (a, b) {
                     (Ok(true), Ok(false)) | (Ok(false), Ok(true)) => report.parks_resumed += 1,
                     (Ok(true), Ok(true)) => {
-                        report.duplicated += 1;
                         report
-                            .divergences
-                            .push(format!("{when}: park {id} resumed twice"));
+                            .failures
+                            .duplicate(format!("{when}: park {id} resumed twice"));
                     }
                     (Ok(false), Ok(false)) => {
-                        report.lost += 1;
                         report
-                            .divergences
-                            .push(format!("{when}: park {id} refused both claims"));
+                            .failures
+                            .lose(format!("{when}: park {id} refused both claims"));
                     }
-                    (Err(e), _) | (_, Err(e)) => {
-                        report.divergences.push(format!("{when}: park {id}: {e}"))
-                    }
+                    (Err(e), _) | (_, Err(e)) => report
+                        .failures
+                        .divergences
+                        .push(format!("{when}: park {id}: {e}")),
                 }
             }
         }

@@ -13,10 +13,10 @@ use inbox_client::outbox::OutboxEntry;
 use inbox_client::{Account, Clock, Engine, EngineConfig, Keyring, Token};
 use inbox_protocol::Status;
 use inbox_sync::Delivery;
+use inbox_test_net::fault_proxy::Proxy;
 use serde_json::Value;
 
 use crate::cluster::reviewer_token;
-use crate::proxy::Proxy;
 
 pub const ACCOUNT: &str = "chaos";
 

@@ -12,7 +12,6 @@
 mod campaign;
 mod client;
 mod cluster;
-mod proxy;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

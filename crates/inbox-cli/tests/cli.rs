@@ -10,6 +10,7 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use inbox_test_net::recording_proxy::RecordingProxy;
 use support::{INBOX, Serve, Server, assert_exit, inbox, stderr, stdout};
 
 /// The longest any one command of these tests may take.
@@ -322,59 +323,19 @@ fn help_describes_every_command() {
     }
 }
 
-/// An HTTP proxy that forwards nothing: it records each request head and answers 502.
-struct RecordingProxy {
-    url: String,
-    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl RecordingProxy {
-    fn start() -> RecordingProxy {
-        use std::io::{Read, Write};
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let recorded = heads.clone();
-        std::thread::spawn(move || {
-            for mut socket in listener.incoming().flatten() {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                recorded
-                    .lock()
-                    .unwrap()
-                    .push(String::from_utf8_lossy(&head).into_owned());
-                let _ = socket.write_all(
-                    b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                );
-            }
-        });
-        RecordingProxy { url, heads }
+/// Every proxy variable the client might read, pointing at `proxy`.
+fn through(proxy: &RecordingProxy, cmd: &mut Command) {
+    for name in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        cmd.env(name, &proxy.url);
     }
-
-    fn heads(&self) -> Vec<String> {
-        self.heads.lock().unwrap().clone()
-    }
-
-    /// Every proxy variable the client might read, pointing here.
-    fn set_on(&self, cmd: &mut Command) {
-        for name in [
-            "HTTP_PROXY",
-            "http_proxy",
-            "HTTPS_PROXY",
-            "https_proxy",
-            "ALL_PROXY",
-            "all_proxy",
-        ] {
-            cmd.env(name, &self.url);
-        }
-        cmd.env_remove("NO_PROXY").env_remove("no_proxy");
-    }
+    cmd.env_remove("NO_PROXY").env_remove("no_proxy");
 }
 
 #[test]
@@ -383,13 +344,13 @@ fn a_proxy_in_the_environment_never_sees_a_loopback_token() {
     let proxy = RecordingProxy::start();
 
     let mut list = inbox(&server, &["list", "--json"]);
-    proxy.set_on(&mut list);
+    through(&proxy, &mut list);
     let out = output_of(list);
     assert!(out.status.success(), "{}", stderr(&out));
 
     // The stream too: tail until one event arrives.
     let mut tail = inbox(&server, &["tail", "--count", "1"]);
-    proxy.set_on(&mut tail);
+    through(&proxy, &mut tail);
     let tail = Proc::spawn(tail);
     tail.stderr_until("stream: online", Duration::from_secs(20));
     let asked = run(&server, &["ask", "Tail me?", "--no-wait"]);
@@ -419,7 +380,7 @@ fn plain_http_to_another_machine_needs_the_flag_and_then_takes_the_proxy() {
         if env_flag {
             cmd.env("INBOX_ALLOW_INSECURE_HTTP", "1");
         }
-        proxy.set_on(&mut cmd);
+        through(&proxy, &mut cmd);
         output_of(cmd)
     };
 

@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -210,23 +211,30 @@ async fn inbox_mcp_lists_ask_user_and_notify_user() {
         formats,
         &json!(["text", "confirm", "select", "form", "external"])
     );
-    for field in [
-        "prompt",
-        "options",
-        "schema",
-        "data",
-        "pages",
-        "link",
-        "media",
-        "timeout_s",
-        "expiry_at",
-        "metadata",
-    ] {
-        assert!(
-            ask.input_schema["properties"].get(field).is_some(),
-            "ask_user's schema has `{field}`"
-        );
-    }
+    // Exactly these, under the ask door's own names: the arguments refuse unknown fields, so a
+    // property shown here but not taken would be refused when a model used it.
+    let properties: BTreeSet<&str> = ask.input_schema["properties"]
+        .as_object()
+        .expect("ask_user's schema has properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        properties,
+        BTreeSet::from([
+            "answer_format",
+            "data",
+            "expiry_at",
+            "link",
+            "media",
+            "metadata",
+            "options",
+            "pages",
+            "prompt",
+            "schema",
+            "timeout_s",
+        ])
+    );
     client.cancel().await.ok();
 }
 

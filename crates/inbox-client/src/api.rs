@@ -2,12 +2,14 @@
 
 use std::time::Duration;
 
+use inbox_protocol::caps::PAGE_LIMIT_MAX;
 use inbox_protocol::{
     AnswerRequest, AskRequest, DeclineRequest, ErrorBody, Interaction, InteractionPage,
     Notification, NotificationPage, NotificationRequest, Park, ParkRequest, ParkResponse,
     ResolveResponse, StatusFilter, Submission, SubmissionList, SubmitRequest, paths,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use url::Url;
 
@@ -143,6 +145,22 @@ impl ApiClient {
             .await
     }
 
+    /// Every page of the list, in its order, read [`PAGE_LIMIT_MAX`] at a time.
+    pub async fn list_all(&self, status: StatusFilter) -> Result<Vec<Interaction>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self
+                .list(status, Some(PAGE_LIMIT_MAX), cursor.as_deref())
+                .await?;
+            all.extend(page.items);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
     /// `GET /api/interactions/{id}`
     pub async fn get(&self, id: &str) -> Result<Interaction, ClientError> {
         self.call(self.request(Method::GET, &item_path(id, "")))
@@ -162,11 +180,7 @@ impl ApiClient {
         answer: &AnswerRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        self.call(
-            self.keyed_post(&item_path(id, "/answer"), idempotency_key)
-                .json(answer),
-        )
-        .await
+        self.resolve(id, "/answer", answer, idempotency_key).await
     }
 
     /// `POST /api/interactions/{id}/decline`
@@ -176,11 +190,19 @@ impl ApiClient {
         decline: &DeclineRequest,
         idempotency_key: &str,
     ) -> Result<ResolveResponse, ClientError> {
-        self.call(
-            self.keyed_post(&item_path(id, "/decline"), idempotency_key)
-                .json(decline),
-        )
-        .await
+        self.resolve(id, "/decline", decline, idempotency_key).await
+    }
+
+    /// A reviewer's keyed write on a question (`/answer`, `/decline`): `{status, interaction}`.
+    async fn resolve(
+        &self,
+        id: &str,
+        door: &str,
+        body: &impl Serialize,
+        idempotency_key: &str,
+    ) -> Result<ResolveResponse, ClientError> {
+        let req = self.keyed_post(&item_path(id, door), idempotency_key);
+        self.call(req.json(body)).await
     }
 
     /// `GET /api/interactions/{id}/wait` — long-poll for up to `timeout` (the server caps it).

@@ -12,8 +12,9 @@ use std::time::Duration;
 use inbox_client::stream::{SseConnection, StreamSignal};
 use inbox_client::{ApiClient, Token};
 use inbox_protocol::test_support::proptest_config;
+use inbox_test_net::read_head;
 use proptest::prelude::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 fn runtime() -> &'static tokio::runtime::Runtime {
@@ -105,13 +106,8 @@ async fn serve_once(body: Vec<u8>, chunk: usize) -> String {
         let Ok((mut conn, _)) = listener.accept().await else {
             return;
         };
-        let mut head = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            match conn.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => head.extend_from_slice(&buf[..n]),
-            }
+        if read_head(&mut conn, &mut Vec::new()).await.is_err() {
+            return;
         }
         let _ = conn
             .write_all(

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use inbox_client::stream::{RawEvent, SseConnection, StreamEnd, StreamSignal};
 use inbox_client::{ApiClient, Token};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use inbox_test_net::read_head;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// A one-shot SSE server: answers one request with `body`, then either closes or goes silent.
@@ -19,12 +20,9 @@ async fn sse_once(
     let task = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
         let mut head = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut buf).await.unwrap();
-            assert!(n > 0, "request ended early");
-            head.extend_from_slice(&buf[..n]);
-        }
+        read_head(&mut socket, &mut head)
+            .await
+            .expect("the whole request head");
         socket
             .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
             .await

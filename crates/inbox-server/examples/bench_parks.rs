@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use axum::body::Bytes;
-use inbox_server::ServerConfig;
+use inbox_server::{RedisConfig, ServerConfig};
 use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
@@ -125,8 +125,10 @@ async fn run(redis: Option<String>) -> anyhow::Result<Measured> {
     config.tokens = tokens()?;
     config.webhook_secret = Some(SECRET.into());
     if let Some(url) = &redis {
-        config.redis_url = Some(url.clone());
-        config.redis_prefix = prefix.clone();
+        config.redis = Some(RedisConfig {
+            url: url.as_str().into(),
+            prefix: prefix.clone(),
+        });
     }
     let server = inbox_server::start(config).await?;
     let base = server.base_url.clone();

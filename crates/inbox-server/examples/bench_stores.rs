@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use futures::StreamExt;
-use inbox_server::{RunningServer, ServerConfig};
+use inbox_server::{RedisConfig, RunningServer, ServerConfig};
 use serde_json::{Value, json};
 
 #[path = "support/bench_args.rs"]
@@ -148,8 +148,10 @@ async fn run(setup: Setup, redis_url: &str, prefix: &str) -> anyhow::Result<Meas
         let mut config = ServerConfig::new("127.0.0.1:0".parse()?, dir.path().to_owned());
         config.tokens = tokens()?;
         if let Setup::Redis { .. } = setup {
-            config.redis_url = Some(redis_url.to_owned());
-            config.redis_prefix = prefix.to_owned();
+            config.redis = Some(RedisConfig {
+                url: redis_url.into(),
+                prefix: prefix.to_owned(),
+            });
         }
         servers.push(inbox_server::start(config).await?);
     }

@@ -7,133 +7,155 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::listener::ConnectionLimits;
 use crate::public_doors::PublicDoors;
+use crate::sweeper::Retentions;
 
 /// `--park-retention` when not given: 30 days.
 pub const DEFAULT_PARK_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
+/// `--resolved-retention` and `--resolved-park-retention` when not given: 30 days.
+const SETTLED_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Everything `start` needs. Build with [`ServerConfig::new`] and adjust the public fields.
-#[derive(Clone)]
+/// `Debug` is derived: the fields that may carry a password are [`Secret`]s, which never print.
+#[derive(Debug, Clone)]
 pub struct ServerConfig {
+    // Where it listens, and who may reach it there.
     pub bind: SocketAddr,
-    /// Holds the SQLite database and, when `tokens` is empty, the generated `tokens.json`.
-    pub data_dir: PathBuf,
-    /// Principals; empty means "generate a reviewer and an asker token on first start".
-    pub tokens: Vec<TokenSpec>,
     /// The origin other parties reach this server at (used in external callback URLs). Must
     /// be `https://`, except on a loopback host. `None` falls back to the bound address when
     /// that is loopback; otherwise external questions are refused.
     pub public_url: Option<String>,
-    /// How many recent events the stream can resume from.
-    pub events_retention: usize,
-    /// How often pending questions past their deadline are expired.
-    pub sweep_interval: Duration,
-    /// How often an idle stream sends a keepalive comment.
-    pub keepalive: Duration,
-    /// Keep everything in this Redis 7 (`redis://host:port[/db]`) instead of the embedded
-    /// SQLite store, so several workers can serve one inbox. Never logged: it may hold a password.
-    pub redis_url: Option<String>,
-    /// The prefix of every Redis key, so several inboxes (or tests) can share one Redis.
-    pub redis_prefix: String,
     /// Extra `Host` names served besides the bind address and the public URL's host
     /// (`name` matches every port, `name:port` only that port). See `hosts.rs`.
     pub allowed_hosts: Vec<String>,
-    /// Once a request's first byte arrives, its whole head must arrive within this.
-    pub header_read_timeout: Duration,
+    /// The doors that answer without a bearer token (default: media, callback, health). A door
+    /// left out needs a token of any role; see `public_doors.rs`.
+    pub public_doors: PublicDoors,
+    /// Principals; empty means "generate a reviewer and an asker token on first start".
+    pub tokens: Vec<TokenSpec>,
+
+    // Where it keeps what it is given.
+    /// Holds the SQLite database and, when `tokens` is empty, the generated `tokens.json`.
+    pub data_dir: PathBuf,
+    /// Keep everything in this Redis instead of the embedded SQLite store, so several workers
+    /// can serve one inbox.
+    pub redis: Option<RedisConfig>,
+
+    // How long a connection, a request and the stream may take.
+    /// How many connections are served at once and when one is closed for what it does not
+    /// send or take (the header read, idle and send timeouts); see `listener.rs`.
+    pub connections: ConnectionLimits,
     /// A request body must arrive whole within this, counted from when a door starts reading it.
     pub body_read_timeout: Duration,
-    /// A connection with no request in flight and nothing received for this long is closed.
-    /// An open stream or long-poll is in flight, so it is never cut.
-    pub idle_timeout: Duration,
-    /// A connection whose client has taken no byte for this long while a response waits to
-    /// go out (e.g. a stream subscriber that stopped reading) is closed.
-    pub send_timeout: Duration,
-    /// Connections served at once; more wait in the listen backlog until one closes.
-    pub max_connections: usize,
+    /// How often an idle stream sends a keepalive comment.
+    pub keepalive: Duration,
+    /// How many recent events the stream can resume from.
+    pub events_retention: usize,
+
+    // How long what it keeps lives.
     /// The longest a callback ticket lives; it dies sooner with its question's deadline.
     pub ticket_max_ttl: Duration,
-    /// How long a resolved question is kept before the sweeper prunes it (with its media,
-    /// ticket and idempotency records); `None` keeps everything forever.
-    pub resolved_retention: Option<Duration>,
     /// How far ahead a park's `expiry_at` may lie; `None` keeps parks forever (no horizon).
     pub park_retention: Option<Duration>,
-    /// How long a park that has left `parked` is kept after its last step before the sweeper
-    /// prunes it (with its resolutions and delivery); `None` keeps them forever.
-    pub resolved_park_retention: Option<Duration>,
+    /// How often pending questions past their deadline are expired (and what is due is pruned).
+    pub sweep_interval: Duration,
+    /// How long what has settled (resolved questions with their media, ticket and idempotency
+    /// records; parks that left `parked`, with their resolutions and delivery) is kept before
+    /// the sweeper prunes it.
+    pub retentions: Retentions,
+
+    // What it sends out.
     /// The webhook signing secret, `whsec_<base64>`; `None` → generated into the data dir.
     /// Several Redis workers must share one.
-    pub webhook_secret: Option<String>,
+    pub webhook_secret: Option<Secret>,
     /// Attempts, backoff and lease of webhook deliveries.
     pub webhook: crate::webhook::dispatcher::Policy,
     /// Retries, timeouts and default question deadline of the AG-UI driver.
     pub agui: crate::agui::Policy,
-    /// The doors that answer without a bearer token (default: media, callback, health). A door
-    /// left out needs a token of any role; see `public_doors.rs`.
-    pub public_doors: PublicDoors,
-}
-
-// Written by hand so the Redis URL (which may carry a password) and the token secrets can never
-// reach a log through `{:?}`.
-impl std::fmt::Debug for ServerConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerConfig")
-            .field("bind", &self.bind)
-            .field("data_dir", &self.data_dir)
-            .field("tokens", &self.tokens)
-            .field("public_url", &self.public_url)
-            .field("events_retention", &self.events_retention)
-            .field("sweep_interval", &self.sweep_interval)
-            .field("keepalive", &self.keepalive)
-            .field("redis_url", &self.redis_url.as_ref().map(|_| "<redacted>"))
-            .field("redis_prefix", &self.redis_prefix)
-            .field("allowed_hosts", &self.allowed_hosts)
-            .field("header_read_timeout", &self.header_read_timeout)
-            .field("body_read_timeout", &self.body_read_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("send_timeout", &self.send_timeout)
-            .field("max_connections", &self.max_connections)
-            .field("ticket_max_ttl", &self.ticket_max_ttl)
-            .field("resolved_retention", &self.resolved_retention)
-            .field("park_retention", &self.park_retention)
-            .field("resolved_park_retention", &self.resolved_park_retention)
-            .field(
-                "webhook_secret",
-                &self.webhook_secret.as_ref().map(|_| "<redacted>"),
-            )
-            .field("webhook", &self.webhook)
-            .field("agui", &self.agui)
-            .field("public_doors", &self.public_doors)
-            .finish()
-    }
 }
 
 impl ServerConfig {
     pub fn new(bind: SocketAddr, data_dir: PathBuf) -> Self {
         ServerConfig {
             bind,
-            data_dir,
-            tokens: Vec::new(),
             public_url: None,
-            events_retention: 10_000,
-            sweep_interval: Duration::from_secs(1),
-            keepalive: Duration::from_secs(15),
-            redis_url: None,
-            redis_prefix: crate::store::redis::DEFAULT_PREFIX.to_owned(),
             allowed_hosts: Vec::new(),
-            header_read_timeout: Duration::from_secs(10),
+            public_doors: PublicDoors::default(),
+            tokens: Vec::new(),
+            data_dir,
+            redis: None,
+            connections: ConnectionLimits {
+                header_read_timeout: Duration::from_secs(10),
+                idle_timeout: Duration::from_secs(60),
+                send_timeout: Duration::from_secs(30),
+                max_connections: 512,
+            },
             body_read_timeout: Duration::from_secs(30),
-            idle_timeout: Duration::from_secs(60),
-            send_timeout: Duration::from_secs(30),
-            max_connections: 512,
+            keepalive: Duration::from_secs(15),
+            events_retention: 10_000,
             ticket_max_ttl: crate::ticket::DEFAULT_MAX_TTL,
-            resolved_retention: Some(Duration::from_secs(30 * 24 * 3600)),
             park_retention: Some(DEFAULT_PARK_RETENTION),
-            resolved_park_retention: Some(Duration::from_secs(30 * 24 * 3600)),
+            sweep_interval: Duration::from_secs(1),
+            retentions: Retentions {
+                resolved: Some(SETTLED_RETENTION),
+                resolved_parks: Some(SETTLED_RETENTION),
+            },
             webhook_secret: None,
             webhook: crate::webhook::dispatcher::Policy::default(),
             agui: crate::agui::Policy::default(),
-            public_doors: PublicDoors::default(),
         }
+    }
+}
+
+/// Where a Redis-backed inbox keeps everything.
+#[derive(Debug, Clone)]
+pub struct RedisConfig {
+    /// `redis://host:port[/db]` of a Redis 7. A secret: it may hold a password.
+    pub url: Secret,
+    /// The prefix of every key, so several inboxes (or tests) can share one Redis; every
+    /// worker of one inbox uses the same.
+    pub prefix: String,
+}
+
+impl RedisConfig {
+    /// `url` with the default key prefix.
+    pub fn new(url: impl Into<Secret>) -> Self {
+        RedisConfig {
+            url: url.into(),
+            prefix: crate::store::redis::DEFAULT_PREFIX.to_owned(),
+        }
+    }
+}
+
+/// A setting that must never reach a log: its `Debug` prints `<redacted>`, and only
+/// [`Secret::expose`] reads it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value itself, for the one place that uses it (connecting, signing) — nowhere else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Secret(value)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(value: &str) -> Self {
+        Secret(value.to_owned())
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
     }
 }
 
@@ -250,6 +272,17 @@ mod tests {
     fn debug_never_shows_the_secret() {
         let spec: TokenSpec = "bot:asker:topsecret".parse().unwrap();
         assert!(!format!("{spec:?}").contains("topsecret"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_redis_url_or_the_webhook_secret() {
+        let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), "/x".into());
+        config.redis = Some(RedisConfig::new("redis://:hunter2@redis.internal:6379"));
+        config.webhook_secret = Some("whsec_c2VjcmV0LXNpZ25pbmcta2V5".into());
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(!shown.contains("whsec_"), "{shown}");
+        assert!(shown.contains("url: <redacted>"), "{shown}");
     }
 
     #[test]

@@ -41,10 +41,14 @@ mod validation;
 pub mod webhook;
 
 pub use agui::Policy as AguiPolicy;
-pub use config::{DEFAULT_PARK_RETENTION, Role, ServerConfig, TokenSpec, TokenSpecError};
+pub use config::{
+    DEFAULT_PARK_RETENTION, RedisConfig, Role, Secret, ServerConfig, TokenSpec, TokenSpecError,
+};
+pub use listener::ConnectionLimits;
 pub use public_doors::{Door, PublicDoors, PublicDoorsError};
 pub use server::{DATABASE_FILE, RunningServer, ServerError, start};
 pub use state::AppState;
+pub use sweeper::Retentions;
 pub use webhook::dispatcher::Policy as WebhookPolicy;
 pub use webhook::sign as sign_webhook;
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::config::{Role, ServerConfig, TokenSpec};
+use crate::config::{Role, Secret, ServerConfig, TokenSpec};
 use crate::hosts::AllowedHosts;
-use crate::listener::{self, ConnectionLimits};
+use crate::listener;
 use crate::state::{AppState, Settings};
 use crate::store::{RedisStore, SqliteStore, Store, StoreError};
 use crate::{sweeper, tokens_file};
@@ -157,12 +157,16 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         (config.tokens.clone(), None)
     };
 
-    let webhook_key =
-        crate::webhook::secret::load_or_generate(config.webhook_secret.as_deref(), &data_dir)?;
+    let webhook_key = crate::webhook::secret::load_or_generate(
+        config.webhook_secret.as_ref().map(Secret::expose),
+        &data_dir,
+    )?;
     let db_path = data_dir.join(DATABASE_FILE);
     let retention = config.events_retention;
-    let store: Arc<dyn Store> = match &config.redis_url {
-        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_prefix, retention).await?),
+    let store: Arc<dyn Store> = match &config.redis {
+        Some(redis) => {
+            Arc::new(RedisStore::connect(redis.url.expose(), &redis.prefix, retention).await?)
+        }
         None => Arc::new(
             tokio::task::spawn_blocking(move || SqliteStore::open(&db_path, retention))
                 .await
@@ -216,10 +220,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let sweeper = sweeper::spawn(
         store.clone(),
         config.sweep_interval,
-        sweeper::Retentions {
-            resolved: config.resolved_retention,
-            resolved_parks: config.resolved_park_retention,
-        },
+        config.retentions,
         state.stopping(),
     );
     let dispatcher = crate::webhook::dispatcher::spawn(
@@ -231,14 +232,13 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let agui = crate::agui::spawn(state.clone(), config.agui.clone(), state.stopping());
     let router = crate::app(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
-    let limits = ConnectionLimits {
-        header_read_timeout: config.header_read_timeout,
-        idle_timeout: config.idle_timeout,
-        send_timeout: config.send_timeout,
-        max_connections: config.max_connections,
-    };
-    let serving = tokio::spawn(listener::serve(listener, router, limits, stopped));
-    let store_kind = if config.redis_url.is_some() {
+    let serving = tokio::spawn(listener::serve(
+        listener,
+        router,
+        config.connections,
+        stopped,
+    ));
+    let store_kind = if config.redis.is_some() {
         "redis"
     } else {
         "sqlite"

@@ -14,10 +14,10 @@ const TIMEOUT: Duration = Duration::from_millis(800);
 
 async fn tight_server(max_connections: usize) -> (TestServer, tempfile::TempDir) {
     common::start_with(|c| {
-        c.header_read_timeout = TIMEOUT;
+        c.connections.header_read_timeout = TIMEOUT;
         c.body_read_timeout = TIMEOUT;
-        c.idle_timeout = TIMEOUT;
-        c.max_connections = max_connections;
+        c.connections.idle_timeout = TIMEOUT;
+        c.connections.max_connections = max_connections;
     })
     .await
 }
@@ -159,8 +159,8 @@ async fn connections_beyond_the_cap_wait_for_a_free_slot() {
 #[tokio::test]
 async fn an_open_stream_outlives_the_idle_timeout() {
     let (server, _dir) = common::start_with(|c| {
-        c.header_read_timeout = TIMEOUT;
-        c.idle_timeout = TIMEOUT;
+        c.connections.header_read_timeout = TIMEOUT;
+        c.connections.idle_timeout = TIMEOUT;
         // Keepalives far apart: the stream sends nothing for longer than the idle timeout.
         c.keepalive = Duration::from_secs(30);
     })
@@ -191,7 +191,7 @@ async fn an_open_stream_outlives_the_idle_timeout() {
 #[tokio::test]
 async fn a_subscriber_that_stops_reading_is_closed_after_the_send_timeout() {
     let dir = tempfile::tempdir().unwrap();
-    let server = common::start_in(dir.path(), |c| c.send_timeout = TIMEOUT).await;
+    let server = common::start_in(dir.path(), |c| c.connections.send_timeout = TIMEOUT).await;
     // A small receive window, so the server's writes back up after a few frames.
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();

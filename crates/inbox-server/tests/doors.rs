@@ -818,7 +818,7 @@ async fn a_question_past_its_deadline_cannot_be_answered_before_the_sweep() {
 #[tokio::test]
 async fn a_resolved_question_is_pruned_after_the_retention() {
     let (server, _dir) = start_with(|c| {
-        c.resolved_retention = Some(Duration::from_millis(300));
+        c.retentions.resolved = Some(Duration::from_millis(300));
     })
     .await;
     let mut stream = common::Sse::connect(&server, None).await;

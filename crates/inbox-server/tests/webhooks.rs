@@ -99,7 +99,7 @@ async fn server_with(
     policy: impl FnOnce(&mut WebhookPolicy),
 ) -> TestServer {
     common::start_on(dir, redis, |c| {
-        c.webhook_secret = Some(secret());
+        c.webhook_secret = Some(secret().into());
         policy(&mut c.webhook);
     })
     .await

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::proxy::{Mode, Proxy};
 use common::*;
 use inbox_client::Token;
 use inbox_client::connection::{LinkState, Subscription, Update};
@@ -15,6 +14,7 @@ use inbox_client::engine::{EngineError, NotificationKind};
 use inbox_client::outbox::RecordedVerdict;
 use inbox_protocol::{AnswerRequest, ErrorCode, Status};
 use inbox_sync::{ConnectionStatus, Delivery};
+use inbox_test_net::fault_proxy::{Mode, Proxy};
 use serde_json::json;
 
 const CONVERGE: Duration = Duration::from_secs(30);
@@ -90,7 +90,7 @@ async fn the_list_stays_true_through_cuts_restarts_refusals_and_silence() {
     for i in 0..50 {
         ask(&bot, &format!("before {i}")).await;
     }
-    let proxy = Proxy::start(server.addr).await;
+    let proxy = Proxy::start(vec![server.addr]).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     add_account(&engine, "work", &proxy.url(), ALICE).await;
@@ -154,7 +154,7 @@ async fn a_gap_beyond_the_servers_retention_is_recovered_by_refetching() {
     for i in 0..10 {
         early.push(ask(&bot, &format!("early {i}")).await.id);
     }
-    let proxy = Proxy::start(server.addr).await;
+    let proxy = Proxy::start(vec![server.addr]).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     add_account(&engine, "work", &proxy.url(), ALICE).await;
@@ -314,7 +314,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
 async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
     let mut server = TestServer::start().await;
     let question = ask(&server.api(BOT), "Ship it?").await;
-    let bobs_link = Proxy::start(server.addr).await;
+    let bobs_link = Proxy::start(vec![server.addr]).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     // Two accounts in one engine: two principals, each with its own token in the keyring.
@@ -384,7 +384,7 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
 async fn a_refused_token_signs_out_without_retrying_and_a_new_one_signs_back_in() {
     let mut server = TestServer::start().await;
     ask(&server.api(BOT), "Anyone there?").await;
-    let proxy = Proxy::start(server.addr).await;
+    let proxy = Proxy::start(vec![server.addr]).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let engine = engine(state.path());
     engine
@@ -507,7 +507,7 @@ async fn every_demo_format_syncs_notifies_and_serves_its_media_through_the_accou
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tail_subscription_resumes_after_cuts_with_no_gap_and_no_duplicate() {
     let mut server = TestServer::start().await;
-    let proxy = Proxy::start(server.addr).await;
+    let proxy = Proxy::start(vec![server.addr]).await.unwrap();
     let reviewer = inbox_client::ApiClient::new(&proxy.url(), Token::new(ALICE)).unwrap();
     let mut subscription = Subscription::new(
         reviewer,
@@ -682,7 +682,7 @@ async fn an_answer_queued_behind_a_failing_send_returns_while_the_link_is_down()
     let bot = server.api(BOT);
     let first = ask(&bot, "First?").await;
     let second = ask(&bot, "Second?").await;
-    let proxy = Proxy::start(server.addr).await;
+    let proxy = Proxy::start(vec![server.addr]).await.unwrap();
     let state = tempfile::tempdir().unwrap();
     let mut config = inbox_client::EngineConfig::new(state.path());
     config.backoff = inbox_client::backoff::BackoffPolicy {

@@ -9,12 +9,12 @@ mod common;
 
 use std::time::Duration;
 
-use common::recording_proxy::RecordingProxy;
 use common::*;
 use inbox_client::stream::{SseConnection, StreamEnd, StreamSignal};
 use inbox_client::{ApiClient, ClientError, ClientOptions, ProxySetting, Token};
 use inbox_protocol::StatusFilter;
 use inbox_sync::ConnectionStatus;
+use inbox_test_net::recording_proxy::RecordingProxy;
 use url::Url;
 
 fn through(proxy: &RecordingProxy) -> ClientOptions {
@@ -33,7 +33,7 @@ async fn first_signal(connection: &mut SseConnection) -> StreamSignal {
 #[tokio::test]
 async fn a_token_for_a_loopback_server_never_reaches_the_proxy() {
     let server = TestServer::start().await;
-    let proxy = RecordingProxy::start().await;
+    let proxy = RecordingProxy::start();
     let port = server.addr.port();
     for base in [
         format!("http://127.0.0.1:{port}"),
@@ -74,7 +74,7 @@ async fn a_token_for_a_loopback_server_never_reaches_the_proxy() {
 /// stream through the proxy, so an empty recording there means something.
 #[tokio::test]
 async fn the_same_setting_routes_a_remote_server_through_the_proxy() {
-    let proxy = RecordingProxy::start().await;
+    let proxy = RecordingProxy::start();
     let options = ClientOptions {
         allow_insecure_http: true,
         ..through(&proxy)

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use inbox_server::{PublicDoors, ServerConfig, TokenSpec};
+use inbox_server::{ConnectionLimits, PublicDoors, RedisConfig, Secret, ServerConfig, TokenSpec};
 
 use crate::connection::default_data_dir;
 use crate::exit;
@@ -165,24 +165,28 @@ pub async fn run(args: Args) -> anyhow::Result<u8> {
             .filter(|v| !v.is_empty())
     });
     config.ticket_max_ttl = Duration::from_secs(args.ticket_max_ttl_s.max(1));
-    config.resolved_retention = args.resolved_retention.0;
+    config.retentions.resolved = args.resolved_retention.0;
     config.events_retention = args.events_retention;
     config.park_retention = args.park_retention.0;
-    config.resolved_park_retention = args.resolved_park_retention.0;
-    config.webhook_secret = args.webhook_secret;
+    config.retentions.resolved_parks = args.resolved_park_retention.0;
+    config.webhook_secret = args.webhook_secret.map(Secret::from);
     config.webhook.lease = Duration::from_secs(args.webhook_lease_s.max(1));
     config.webhook.timeout = Duration::from_secs(args.webhook_timeout_s.max(1));
     config.webhook.concurrency = args.webhook_concurrency.max(1);
     config.sweep_interval = Duration::from_secs(args.sweep_interval_s.max(1));
     config.agui.turn_timeout = Duration::from_secs(args.agui_turn_timeout_s.max(1));
-    config.redis_url = args.redis_url;
-    config.redis_prefix = args.redis_prefix;
+    config.redis = args.redis_url.map(|url| RedisConfig {
+        url: url.into(),
+        prefix: args.redis_prefix,
+    });
     config.allowed_hosts = args.allowed_hosts;
-    config.header_read_timeout = Duration::from_secs(args.header_read_timeout_s.max(1));
+    config.connections = ConnectionLimits {
+        header_read_timeout: Duration::from_secs(args.header_read_timeout_s.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout_s.max(1)),
+        send_timeout: Duration::from_secs(args.send_timeout_s.max(1)),
+        max_connections: args.max_connections.max(1),
+    };
     config.body_read_timeout = Duration::from_secs(args.body_read_timeout_s.max(1));
-    config.idle_timeout = Duration::from_secs(args.idle_timeout_s.max(1));
-    config.send_timeout = Duration::from_secs(args.send_timeout_s.max(1));
-    config.max_connections = args.max_connections.max(1);
     config.public_doors = args.public_doors;
     let server = inbox_server::start(config)
         .await

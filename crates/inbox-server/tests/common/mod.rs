@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use inbox_server::{RunningServer, ServerConfig, TokenSpec};
+use inbox_server::{RedisConfig, RunningServer, ServerConfig, TokenSpec};
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
@@ -68,8 +68,10 @@ pub async fn start_on(
     start_in(dir, move |c| {
         tweak(c);
         if let Some((url, prefix)) = redis {
-            c.redis_url = Some(url);
-            c.redis_prefix = prefix;
+            c.redis = Some(RedisConfig {
+                url: url.into(),
+                prefix,
+            });
         }
     })
     .await

@@ -60,6 +60,16 @@ fn submitted(sse: &str, id: &str, ordinal: u32) -> Input {
     )
 }
 
+/// The reviewer opens notification `id` in the window.
+fn open(id: &str) -> Input {
+    Input::OpenNotification { id: id.into() }
+}
+
+/// The reviewer dismisses notification `id` in the window.
+fn dismiss(id: &str) -> Input {
+    Input::DismissNotification { id: id.into() }
+}
+
 fn loaded_list(items: Vec<Notification>) -> Input {
     Input::NotificationsLoaded { items }
 }
@@ -142,11 +152,7 @@ fn the_board_follows_the_stream_the_list_and_the_reviewer() {
         },
         Row {
             name: "opening marks read here at once and tells the server once",
-            inputs: vec![
-                added("1", nt("nt_a", 1)),
-                Input::OpenNotification { id: "nt_a".into() },
-                Input::OpenNotification { id: "nt_a".into() },
-            ],
+            inputs: vec![added("1", nt("nt_a", 1)), open("nt_a"), open("nt_a")],
             board: "nt_a",
             effects: vec![Effect::MarkNotificationRead { id: "nt_a".into() }],
         },
@@ -155,7 +161,7 @@ fn the_board_follows_the_stream_the_list_and_the_reviewer() {
             inputs: vec![
                 added("1", nt("nt_a", 1)),
                 updated("2", read(nt("nt_a", 1), 4)),
-                Input::OpenNotification { id: "nt_a".into() },
+                open("nt_a"),
             ],
             board: "nt_a",
             effects: vec![],
@@ -165,8 +171,8 @@ fn the_board_follows_the_stream_the_list_and_the_reviewer() {
             inputs: vec![
                 added("1", nt("nt_a", 1)),
                 added("2", nt("nt_b", 2)),
-                Input::DismissNotification { id: "nt_a".into() },
-                Input::DismissNotification { id: "nt_a".into() },
+                dismiss("nt_a"),
+                dismiss("nt_a"),
             ],
             board: "nt_b*",
             effects: vec![Effect::DismissNotification { id: "nt_a".into() }],

@@ -47,6 +47,8 @@ struct Row {
     steps: Vec<(u64, Step)>,
     /// Every piece of work, as words (see `word`), in order.
     work: &'static str,
+    /// The connection status the row ends in, when it says.
+    status: Option<ConnectionStatus>,
     check: Option<fn(&Session, &Run)>,
 }
 
@@ -81,6 +83,13 @@ impl Row {
 
     fn work(self, work: &'static str) -> Row {
         Row { work, ..self }
+    }
+
+    fn status(self, status: ConnectionStatus) -> Row {
+        Row {
+            status: Some(status),
+            ..self
+        }
     }
 
     fn check(self, check: fn(&Session, &Run)) -> Row {
@@ -211,6 +220,13 @@ fn run_seeded(row: &Row, seed: u64) {
         }
     }
     assert_eq!(words.join(" "), row.work, "{name} (seed {seed}): work");
+    if let Some(status) = &row.status {
+        assert_eq!(
+            session.inbox().status(),
+            status,
+            "{name} (seed {seed}): status"
+        );
+    }
     if let Some(timeout) = session.poll_timeout() {
         assert!(
             timeout >= t0,
@@ -299,10 +315,8 @@ fn reconnect_backoff() {
             vec![(100, Step::Closed(false)), (700, Step::Timeout)],
         )
         .work("page(-) open(10) deliver open(10) publish")
-        .check(|session, run| {
-            assert_eq!(retry_ms(session, run), None);
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
-        }),
+        .status(ConnectionStatus::Connecting)
+        .check(|session, run| assert_eq!(retry_ms(session, run), None)),
         Row::online(
             "pages and stream failing together share one promised retry",
             vec![
@@ -354,10 +368,8 @@ fn reconnect_backoff() {
             vec![(100, Step::Closed(true)), (120_000, Step::Timeout)],
         )
         .work("page(-) open(10) deliver save(10) publish")
-        .check(|session, run| {
-            assert_eq!(retry_ms(session, run), None);
-            assert_eq!(*session.inbox().status(), ConnectionStatus::SignedOut);
-        }),
+        .status(ConnectionStatus::SignedOut)
+        .check(|session, run| assert_eq!(retry_ms(session, run), None)),
         Row::online(
             "a refusal on another request closes the stream; signing in syncs again",
             vec![
@@ -367,10 +379,10 @@ fn reconnect_backoff() {
             ],
         )
         .work("page(-) open(10) deliver close page(-) open(10)")
+        .status(ConnectionStatus::Connecting)
         .check(|session, run| {
             assert_eq!(retry_ms(session, run), None, "the promised retry is void");
             assert_eq!(session.reconnect.attempt(), 0);
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
         }),
         Row::online(
             "offline: the stream is closed and nothing tried until the network is back",
@@ -383,19 +395,19 @@ fn reconnect_backoff() {
             ],
         )
         .work("page(-) open(10) deliver close save(10) publish open(10)")
+        .status(ConnectionStatus::Connecting)
         .check(|session, run| {
             assert_eq!(retry_ms(session, run), None);
             assert!(session.network_up());
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
         }),
         Row::online(
             "a failure while offline says offline and promises no retry",
             vec![(100, Step::Network(false)), (200, Step::Closed(false))],
         )
         .work("page(-) open(10) deliver close")
+        .status(ConnectionStatus::Offline)
         .check(|session, run| {
             assert_eq!(retry_ms(session, run), None);
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Offline);
             assert!(!session.can_send());
         }),
     ]);
@@ -409,8 +421,8 @@ fn stream_silence() {
             vec![(45_000, Step::Timeout), (45_600, Step::Timeout)],
         )
         .work("page(-) open(10) deliver close save(10) publish open(10)")
+        .status(ConnectionStatus::Connecting)
         .check(|session, run| {
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Connecting);
             let silence = run.ms(session.timers.silence.expect("the new stream is timed"));
             assert_eq!(silence, 90_600);
         }),
@@ -424,10 +436,8 @@ fn stream_silence() {
             ],
         )
         .work("page(-) open(10) deliver save(10) publish")
-        .check(|session, run| {
-            assert_eq!(*session.inbox().status(), ConnectionStatus::Online);
-            assert_eq!(run.ms(session.timers.silence.unwrap()), 115_000);
-        }),
+        .status(ConnectionStatus::Online)
+        .check(|session, run| assert_eq!(run.ms(session.timers.silence.unwrap()), 115_000)),
         Row::new(
             "connecting is timed too: a stream that never opens is dropped",
             vec![

@@ -3,9 +3,6 @@
 
 #![allow(dead_code)] // each test binary uses its own part of this
 
-pub mod proxy;
-pub mod recording_proxy;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -166,21 +163,8 @@ pub async fn add_account(engine: &Engine, id: &str, url: &str, token: &str) {
 
 /// Every pending interaction, read page by page from the server.
 pub async fn server_pending(api: &ApiClient) -> BTreeMap<String, Interaction> {
-    let mut all = BTreeMap::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = api
-            .list(StatusFilter::Pending, Some(500), cursor.as_deref())
-            .await
-            .unwrap();
-        for item in page.items {
-            all.insert(item.id.clone(), item);
-        }
-        match page.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => return all,
-        }
-    }
+    let pending = api.list_all(StatusFilter::Pending).await.unwrap();
+    pending.into_iter().map(|ia| (ia.id.clone(), ia)).collect()
 }
 
 /// Compare the engine's list for `account` with the server's truth: the same pending

@@ -1,33 +1,41 @@
-//! A TCP proxy between clients and the server workers that misbehaves on command: cut every
-//! open connection, refuse new ones, stall (hold connections, pass nothing) or throttle. It also
-//! spreads new connections over the live workers, as a load balancer in front of them would.
+//! A TCP proxy that misbehaves on command: cut every open connection, refuse (new ones closed at
+//! once, open ones cut), stall (hold connections, pass nothing) or throttle. It spreads new
+//! connections over its upstreams in turn, as a load balancer in front of workers would.
 
+use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+/// How long the proxy waits for one upstream to take a connection before it tries the next.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Pass bytes both ways.
     Forward,
-    /// Accept and close at once, like a server that is not there.
+    /// The link is down: a new connection is accepted and closed at once, like a server that is
+    /// not there, and every open one is cut.
     Refuse,
-    /// Pass nothing either way, like a dead link nobody noticed.
+    /// Keep connections open and pass nothing either way, like a dead link nobody noticed.
     Stall,
     /// Pass at most this many bytes a second each way.
     Throttle(u32),
 }
 
 struct Shared {
-    upstreams: Mutex<Vec<SocketAddr>>,
+    upstreams: Vec<SocketAddr>,
     next: AtomicUsize,
     mode: watch::Sender<Mode>,
     cuts: watch::Sender<u64>,
+    accepted: AtomicU64,
 }
 
 pub struct Proxy {
@@ -37,19 +45,22 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    pub async fn start(upstreams: Vec<SocketAddr>) -> anyhow::Result<Proxy> {
+    /// A proxy on a free loopback port in front of `upstreams` (one or more), forwarding.
+    pub async fn start(upstreams: Vec<SocketAddr>) -> io::Result<Proxy> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
-            upstreams: Mutex::new(upstreams),
+            upstreams,
             next: AtomicUsize::new(0),
             mode: watch::channel(Mode::Forward).0,
             cuts: watch::channel(0).0,
+            accepted: AtomicU64::new(0),
         });
         let task = tokio::spawn({
             let shared = shared.clone();
             async move {
                 while let Ok((client, _)) = listener.accept().await {
+                    shared.accepted.fetch_add(1, Ordering::SeqCst);
                     tokio::spawn(relay(client, shared.clone()));
                 }
             }
@@ -69,6 +80,11 @@ impl Proxy {
     pub fn cut_all(&self) {
         self.shared.cuts.send_modify(|n| *n += 1);
     }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> u64 {
+        self.shared.accepted.load(Ordering::SeqCst)
+    }
 }
 
 impl Drop for Proxy {
@@ -78,14 +94,13 @@ impl Drop for Proxy {
     }
 }
 
-/// The first worker that takes the connection, starting from the next in turn.
+/// The first upstream that takes the connection, starting from the next in turn.
 async fn connect(shared: &Shared) -> Option<TcpStream> {
-    let upstreams = shared.upstreams.lock().unwrap().clone();
+    let count = shared.upstreams.len();
     let start = shared.next.fetch_add(1, Ordering::Relaxed);
-    for i in 0..upstreams.len() {
-        let addr = upstreams[(start + i) % upstreams.len()];
-        if let Ok(Ok(conn)) =
-            tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(addr)).await
+    for i in 0..count {
+        let addr = shared.upstreams[(start + i) % count];
+        if let Ok(Ok(conn)) = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await
         {
             return Some(conn);
         }
@@ -94,11 +109,14 @@ async fn connect(shared: &Shared) -> Option<TcpStream> {
 }
 
 async fn relay(client: TcpStream, shared: Arc<Shared>) {
-    if *shared.mode.borrow() == Mode::Refuse {
+    // Both watched before the mode is first read, so a refusal or a cut made after that read
+    // still ends this connection.
+    let mut cuts = shared.cuts.subscribe();
+    let mut modes = shared.mode.subscribe();
+    cuts.mark_unchanged();
+    if *modes.borrow_and_update() == Mode::Refuse {
         return;
     }
-    let mut cuts = shared.cuts.subscribe();
-    cuts.mark_unchanged();
     let Some(upstream) = connect(&shared).await else {
         return;
     };
@@ -110,14 +128,12 @@ async fn relay(client: TcpStream, shared: Arc<Shared>) {
         _ = up => {}
         _ = down => {}
         _ = cuts.changed() => {}
+        _ = modes.wait_for(|mode| *mode == Mode::Refuse) => {}
     }
 }
 
-async fn pump(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    mut mode: watch::Receiver<Mode>,
-) {
+/// One direction of a connection, as the mode says.
+async fn pump(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, mut mode: watch::Receiver<Mode>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         let n = match from.read(&mut buf).await {
@@ -142,7 +158,9 @@ async fn pump(
                     }
                     sent += step;
                 }
-                Mode::Forward | Mode::Refuse => {
+                // `relay` is cutting the connection.
+                Mode::Refuse => return,
+                Mode::Forward => {
                     if to.write_all(&buf[sent..n]).await.is_err() {
                         return;
                     }
