@@ -16,11 +16,13 @@ pub const TABLE_PEERS: [&str; 3] = ["floor", "nchan", BARE_WINDOW];
 /// Our variants of the SSE fan-out.
 pub const OURS: [&str; 2] = ["sqlite", "redis"];
 /// Figures measured per subscriber count and variant.
-pub const FANOUT_FIGURES: [(&str, &str); 5] = [
+pub const FANOUT_FIGURES: [(&str, &str); 7] = [
     ("p50", "ms"),
     ("p99", "ms"),
     ("max", "ms"),
+    ("publish_p99", "ms"),
     ("mem_per_sub", "KiB"),
+    ("cpu_per_frame", "µs"),
     ("undelivered", "frames"),
 ];
 /// Figures of the resume storm.

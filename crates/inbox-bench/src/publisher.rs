@@ -26,6 +26,8 @@ pub struct Publisher {
     pub padding: usize,
     next_seq: u32,
     sent_at: Arc<Mutex<Vec<u64>>>,
+    /// How long each publish request took to be answered (µs), by sequence number.
+    answered_in: Arc<Mutex<Vec<u64>>>,
 }
 
 impl Publisher {
@@ -36,6 +38,7 @@ impl Publisher {
             padding,
             next_seq: 0,
             sent_at: Arc::default(),
+            answered_in: Arc::default(),
         }
     }
 
@@ -47,6 +50,15 @@ impl Publisher {
     /// When `seq` was sent (µs on [`crate::clock`]).
     pub fn sent_at(&self, seq: u32) -> Option<u64> {
         self.sent_at.lock().unwrap().get(seq as usize).copied()
+    }
+
+    /// How long the publish requests of `range` took to be answered (µs), for those that were.
+    pub fn answered_in(&self, range: std::ops::Range<u32>) -> Vec<u64> {
+        let answered = self.answered_in.lock().unwrap();
+        range
+            .filter_map(|seq| answered.get(seq as usize).copied())
+            .filter(|&us| us != u64::MAX)
+            .collect()
     }
 
     /// The highest sequence sent at or before `at`, if any.
@@ -67,20 +79,20 @@ impl Publisher {
             self.next_seq += 1;
             let request = self.request(seq);
             let sent_at = self.sent_at.clone();
+            let answered_in = self.answered_in.clone();
             sends.push(tokio::spawn(async move {
-                {
-                    let mut sent = sent_at.lock().unwrap();
-                    if sent.len() <= seq as usize {
-                        sent.resize(seq as usize + 1, u64::MAX);
-                    }
-                    sent[seq as usize] = now_us();
-                }
-                request
+                let started = now_us();
+                record(&sent_at, seq, started);
+                let sent = request
                     .send()
                     .await
                     .and_then(|r| r.error_for_status())
                     .with_context(|| format!("publishing message {seq}"))
-                    .map(drop)
+                    .map(drop);
+                if sent.is_ok() {
+                    record(&answered_in, seq, now_us().saturating_sub(started));
+                }
+                sent
             }));
         }
         // A refused publish (e.g. a 503 from an overloaded server) is a finding, not the end
@@ -108,4 +120,13 @@ impl Publisher {
                 .body(json!({"prompt": prompt}).to_string()),
         }
     }
+}
+
+/// `values[seq] = value`, growing the list with `u64::MAX` (nothing recorded) as needed.
+fn record(values: &Mutex<Vec<u64>>, seq: u32, value: u64) {
+    let mut values = values.lock().unwrap();
+    if values.len() <= seq as usize {
+        values.resize(seq as usize + 1, u64::MAX);
+    }
+    values[seq as usize] = value;
 }

@@ -103,7 +103,6 @@ impl Server {
                         .arg("--redis-prefix")
                         .arg(format!("bench:{}:{port}", std::process::id()));
                 }
-                c.env("RUST_LOG", "warn");
                 c
             }
             Kind::Floor => {

@@ -90,7 +90,9 @@ fn section(r: &Results) -> String {
          are given a body padded to that size). Latency is publish → delivery at each \
          subscriber, from the moment the publish request is sent; `mem_per_sub` is the server's \
          resident memory (process tree, `VmRSS`) after the phase minus its idle baseline, per \
-         subscriber; `undelivered` counts frames that never arrived. The storm cuts all {} \
+         subscriber; `cpu_per_frame` is the server's CPU time (process tree, user + system) \
+         over the publishing phase per frame delivered; `publish_p99` is how long the publish \
+         request took to be answered; `undelivered` counts frames that never arrived. The storm cuts all {} \
          connections at once while messages continue and every subscriber reconnects with \
          `Last-Event-ID`; `catchup` is from the cut until every subscriber holds every message \
          sent before the last reconnection was answered. Goals (issue #12) are held at the \

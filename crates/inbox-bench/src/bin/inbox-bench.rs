@@ -14,7 +14,7 @@ use inbox_bench::fanout::{Fanout, SubscriberReport};
 use inbox_bench::measure::{
     self, DesktopSetup, FANOUT_FIGURES, Measure, OURS, PEERS, Results, STORM_FIGURES, Setup,
 };
-use inbox_bench::memory::rss_tree_kib;
+use inbox_bench::memory::{cpu_tree_ms, rss_tree_kib};
 use inbox_bench::plot::{self, Series};
 use inbox_bench::publisher::Publisher;
 use inbox_bench::stats::percentile;
@@ -60,6 +60,14 @@ struct Args {
     /// The command line to record in the results.
     #[arg(long, default_value = "scripts/bench.sh")]
     command: String,
+    /// Measure only these servers (comma-separated: sqlite, redis, floor, nchan), e.g. to
+    /// profile one next to the floor. The results then lack the others' measures, which
+    /// `bench-report` names as missing. Without sqlite the peers get our padding unadjusted.
+    #[arg(long, value_delimiter = ',', value_parser = ["sqlite", "redis", "floor", "nchan"])]
+    only: Vec<String>,
+    /// Subscriber counts to hold instead of the mode's (comma-separated, e.g. 10000).
+    #[arg(long, value_delimiter = ',')]
+    counts: Vec<usize>,
 }
 
 struct Plan {
@@ -98,7 +106,13 @@ struct FanoutResult {
     kind: &'static str,
     count: usize,
     sorted_us: Vec<u64>,
+    /// How long each publish request took to be answered, sorted (µs): the part of a
+    /// delivery's latency spent before the server fans the message out.
+    publish_sorted_us: Vec<u64>,
     mem_per_sub_kib: f64,
+    /// Server CPU time (process tree, user + system) over the publishing phase, per frame
+    /// delivered: what one delivery costs, steadier from run to run than the latency tail.
+    cpu_per_frame_us: f64,
     undelivered: usize,
 }
 
@@ -145,7 +159,10 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     // Read before the long SSE run, so a bad file fails at once.
     let desktop: Option<DesktopRun> = args.desktop.as_deref().map(read_json).transpose()?;
-    let plan = Plan::of(args.mode);
+    let mut plan = Plan::of(args.mode);
+    if !args.counts.is_empty() {
+        plan.counts = args.counts.clone();
+    }
     raise_open_files()?;
     std::fs::create_dir_all(&args.out)?;
     let logs = args.out.join("logs");
@@ -163,7 +180,9 @@ async fn main() -> anyhow::Result<()> {
         },
         Kind::Floor,
         Kind::Nchan,
-    ];
+    ]
+    .into_iter()
+    .filter(|kind| args.only.is_empty() || args.only.iter().any(|k| k == kind.key()));
     let mut fanouts = Vec::new();
     let mut storms = Vec::new();
     let mut frame_bytes = 0;
@@ -275,10 +294,12 @@ async fn run_target(
         fanout.grow_to(count).await?;
         tokio::time::sleep(Duration::from_secs(1)).await;
         fanout.collect().await?;
+        let cpu_before_ms = cpu_tree_ms(server.pid())?;
         let range = publisher.run(plan.rate, plan.messages).await?;
         fanout
             .settle(count * plan.messages as usize, Duration::from_secs(10))
             .await?;
+        let cpu_ms = cpu_tree_ms(server.pid())? - cpu_before_ms;
         let reports = fanout.collect().await?;
         let rss_kib = rss_tree_kib(server.pid())?;
         let mut sorted_us = Vec::with_capacity(count * plan.messages as usize);
@@ -303,20 +324,26 @@ async fn run_target(
             }
         }
         sorted_us.sort_unstable();
+        let mut publish_sorted_us = publisher.answered_in(range.clone());
+        publish_sorted_us.sort_unstable();
         let expected = count * plan.messages as usize;
         let r = FanoutResult {
             kind: kind.key(),
             count,
             mem_per_sub_kib: rss_kib.saturating_sub(idle_kib) as f64 / count as f64,
+            cpu_per_frame_us: cpu_ms * 1000.0 / delivered.max(1) as f64,
             undelivered: expected.saturating_sub(delivered),
             sorted_us,
+            publish_sorted_us,
         };
         eprintln!(
-            "   {count} subscribers: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, {:.1} KiB/subscriber, {} undelivered",
+            "   {count} subscribers: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, {:.1} KiB/subscriber, {:.2} µs CPU/frame, publish answered p99 {:.2} ms, {} undelivered",
             percentile(&r.sorted_us, 0.5) as f64 / 1000.0,
             percentile(&r.sorted_us, 0.99) as f64 / 1000.0,
             percentile(&r.sorted_us, 1.0) as f64 / 1000.0,
             r.mem_per_sub_kib,
+            r.cpu_per_frame_us,
+            percentile(&r.publish_sorted_us, 0.99) as f64 / 1000.0,
             r.undelivered
         );
         results.push(r);
@@ -405,7 +432,9 @@ fn fanout_figure(r: &FanoutResult, figure: &str) -> f64 {
         "p50" => ms(0.5),
         "p99" => ms(0.99),
         "max" => ms(1.0),
+        "publish_p99" => percentile(&r.publish_sorted_us, 0.99) as f64 / 1000.0,
         "mem_per_sub" => r.mem_per_sub_kib,
+        "cpu_per_frame" => r.cpu_per_frame_us,
         _ => r.undelivered as f64,
     }
 }
