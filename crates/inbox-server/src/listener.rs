@@ -106,6 +106,15 @@ pub async fn serve(
             .serve_connection_with_upgrades(io, service)
             .into_owned();
         let watched = graceful.watcher().watch(conn);
+        // The watchdog ticks in a task of its own and sends its verdict once. Raced in the
+        // connection's task, each tick would wake that task and poll the whole connection
+        // (hyper, the response body, a stream's feed) once a second per connection: at 10,000
+        // streams that was as many full polls a second as a tenth of an event's fan-out
+        // (docs/benchmarks.md).
+        let (verdict_tx, verdict) = oneshot::channel();
+        let watchdog = tokio::spawn(async move {
+            let _ = verdict_tx.send(activity.expired(limits).await);
+        });
         tokio::spawn(async move {
             tokio::select! {
                 ended = watched => {
@@ -113,12 +122,13 @@ pub async fn serve(
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 }
-                reason = activity.expired(limits) => {
+                Ok(reason) = verdict => {
                     // Nothing is in flight, or the client stopped taking what is: dropping
                     // the connection loses no response anyone would read.
                     tracing::debug!(reason, "connection closed");
                 }
             }
+            watchdog.abort();
             drop(slot);
         });
     }
