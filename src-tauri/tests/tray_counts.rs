@@ -124,7 +124,7 @@ async fn the_tray_number_is_the_engines_count_through_answers_offline_and_expiry
                 .into_iter()
                 .find(|c| c.interaction.id == expiring.id);
             card.is_none_or(|c| {
-                c.expired_locally || c.interaction.status != inbox_protocol::Status::Pending
+                c.local.expired_locally || c.interaction.status != inbox_protocol::Status::Pending
             })
         },
     )

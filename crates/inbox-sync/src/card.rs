@@ -14,6 +14,16 @@ pub struct Card {
     /// The interaction as last learned from the server. `status` is what the UI should show:
     /// it reads `expired` while `expired_locally` is set, even before the server confirms.
     pub interaction: Interaction,
+    /// What only this app knows about it; its fields sit beside `interaction` on the wire.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub local: Local,
+}
+
+/// What only this app knows about a card, kept by the machine (`Entry`) and shown on the card
+/// as it is: defined once here.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct Local {
     /// New to the reviewer: arrived live or with the first pages, and not yet opened.
     /// A card that reaches a final status is never unread (nothing is left to do on it).
     pub unread: bool,

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use inbox_protocol::{Interaction, Status};
 
-use crate::card::{Card, Delivery, Outgoing};
+use crate::card::{Card, Delivery, Local};
 use crate::change::Counts;
 use crate::order::SortKey;
 
@@ -11,10 +11,8 @@ use crate::order::SortKey;
 pub(crate) struct Entry {
     /// As the server last told us (never a local guess).
     pub(crate) interaction: Interaction,
-    pub(crate) unread: bool,
-    pub(crate) delivery: Option<Delivery>,
-    pub(crate) outgoing: Option<Outgoing>,
-    pub(crate) expired_locally: bool,
+    /// What the card shows of this app's own knowledge.
+    pub(crate) local: Local,
     /// A native notification is showing for it (so it must be withdrawn later).
     pub(crate) notified: bool,
 }
@@ -23,17 +21,14 @@ impl Entry {
     pub(crate) fn new(interaction: Interaction) -> Entry {
         Entry {
             interaction,
-            unread: false,
-            delivery: None,
-            outgoing: None,
-            expired_locally: false,
+            local: Local::default(),
             notified: false,
         }
     }
 
     /// The status the reviewer sees: the server's, or `expired` once the deadline passed here.
     pub(crate) fn shown_status(&self) -> Status {
-        if self.expired_locally && self.interaction.status == Status::Pending {
+        if self.local.expired_locally && self.interaction.status == Status::Pending {
             Status::Expired
         } else {
             self.interaction.status
@@ -49,12 +44,12 @@ impl Entry {
     /// Returns true when a notification must be withdrawn.
     pub(crate) fn normalise(&mut self) -> bool {
         if self.interaction.status.is_final() {
-            self.expired_locally = false;
+            self.local.expired_locally = false;
         }
         if !self.is_open() {
-            self.unread = false;
+            self.local.unread = false;
         }
-        if self.notified && !self.unread {
+        if self.notified && !self.local.unread {
             self.notified = false;
             return true;
         }
@@ -80,11 +75,11 @@ impl Entry {
 
     /// This card's share of the badge numbers.
     pub(crate) fn counts(&self) -> Counts {
-        let sending = self.delivery.as_ref().is_some_and(Delivery::is_in_flight);
-        let answered_here = sending || matches!(self.delivery, Some(Delivery::Accepted));
+        let sending = self.local.delivery.as_ref().is_some_and(Delivery::is_in_flight);
+        let answered_here = sending || matches!(self.local.delivery, Some(Delivery::Accepted));
         Counts {
             pending: u32::from(self.is_open() && !answered_here),
-            unread: u32::from(self.unread),
+            unread: u32::from(self.local.unread),
             queued: u32::from(sending),
             notifications_unread: 0,
         }
@@ -96,10 +91,7 @@ impl Entry {
         Card {
             account: account.to_owned(),
             interaction,
-            unread: self.unread,
-            delivery: self.delivery.clone(),
-            outgoing: self.outgoing.clone(),
-            expired_locally: self.expired_locally,
+            local: self.local.clone(),
         }
     }
 }

@@ -253,7 +253,7 @@ impl Inbox {
             Input::Refresh => self.begin_refetch(&mut tx),
             Input::Tick { now } => self.tick(&mut tx, now),
             Input::MarkRead { id } => {
-                self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.unread, false));
+                self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.local.unread, false));
             }
             Input::MarkAllRead => {
                 // In display order, so the withdrawals come out in a stable order.
@@ -261,11 +261,11 @@ impl Inbox {
                     .order
                     .iter()
                     .map(SortKey::id)
-                    .filter(|id| self.entries[*id].unread)
+                    .filter(|id| self.entries[*id].local.unread)
                     .map(str::to_owned)
                     .collect();
                 for id in unread {
-                    self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.unread, false));
+                    self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.local.unread, false));
                 }
             }
             Input::Dismiss { id } => self.dismiss(&mut tx, &id),
@@ -277,8 +277,8 @@ impl Inbox {
             }
             Input::AnswerSending { id } => {
                 self.modify(&mut tx, &id, |e| {
-                    let changed = e.delivery != Some(Delivery::Sending);
-                    e.delivery = Some(Delivery::Sending);
+                    let changed = e.local.delivery != Some(Delivery::Sending);
+                    e.local.delivery = Some(Delivery::Sending);
                     changed
                 });
             }
@@ -652,12 +652,12 @@ impl Inbox {
         }
         let mut entry = Entry::new(interaction);
         let open = entry.interaction.is_pending();
-        entry.expired_locally = open
+        entry.local.expired_locally = open
             && self
                 .now
                 .zip(entry.interaction.expires_at)
                 .is_some_and(|(now, at)| at <= now);
-        entry.unread = open;
+        entry.local.unread = open;
         entry.notified = matches!(origin, Origin::Live | Origin::Refetch) && entry.is_open();
         if entry.notified {
             tx.effects.push(Effect::Notify { id: id.clone() });
@@ -677,13 +677,13 @@ impl Inbox {
                 .entries
                 .values()
                 .filter(|e| {
-                    e.expired_locally && e.interaction.expires_at.is_some_and(|at| at > now)
+                    e.local.expired_locally && e.interaction.expires_at.is_some_and(|at| at > now)
                 })
                 .map(|e| e.interaction.id.clone())
                 .collect();
             for id in reopened {
                 self.modify(tx, &id, |e| {
-                    e.expired_locally = false;
+                    e.local.expired_locally = false;
                     true
                 });
             }
@@ -696,7 +696,7 @@ impl Inbox {
             .collect();
         for id in due {
             self.modify(tx, &id, |e| {
-                !std::mem::replace(&mut e.expired_locally, true)
+                !std::mem::replace(&mut e.local.expired_locally, true)
             });
         }
     }
@@ -719,9 +719,9 @@ impl Inbox {
 
     fn queue(&mut self, tx: &mut Tx, id: &str, outgoing: Outgoing) {
         self.modify(tx, id, |e| {
-            e.delivery = Some(Delivery::Queued);
-            e.outgoing = Some(outgoing);
-            e.unread = false;
+            e.local.delivery = Some(Delivery::Queued);
+            e.local.outgoing = Some(outgoing);
+            e.local.unread = false;
             true
         });
     }
@@ -764,8 +764,8 @@ impl Inbox {
             },
         };
         self.modify(tx, id, |e| {
-            let changed = e.delivery.as_ref() != Some(&delivery);
-            e.delivery = Some(delivery);
+            let changed = e.local.delivery.as_ref() != Some(&delivery);
+            e.local.delivery = Some(delivery);
             changed
         });
     }

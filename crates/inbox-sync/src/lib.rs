@@ -75,7 +75,7 @@ pub mod stream_id;
 mod tombstone;
 pub mod typescript;
 
-pub use card::{Card, Delivery, Outgoing};
+pub use card::{Card, Delivery, Local, Outgoing};
 pub use change::{Changes, Counts, Outcome, Snapshot};
 pub use connection::{ConnectionStatus, Failure};
 pub use effect::Effect;

@@ -281,7 +281,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
         .into_iter()
         .find(|c| c.interaction.id == question.id)
         .unwrap();
-    assert_eq!(card.delivery, Some(Delivery::Accepted));
+    assert_eq!(card.local.delivery, Some(Delivery::Accepted));
     assert_eq!(card.interaction.status, Status::Answered);
 
     // The server holds one answer, recorded under that key: the same key replays it, a
@@ -352,7 +352,7 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
             .into_iter()
             .find(|c| c.interaction.id == question.id)
             .unwrap();
-        if matches!(card.delivery, Some(Delivery::Rejected { .. })) {
+        if matches!(card.local.delivery, Some(Delivery::Rejected { .. })) {
             break card;
         }
         assert!(
@@ -365,7 +365,7 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
         code,
         winner,
         message,
-    }) = card.delivery
+    }) = card.local.delivery
     else {
         unreachable!()
     };
@@ -799,7 +799,7 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
     let shown = |engine: inbox_client::Engine, id: String| async move {
         let cards = engine.snapshot_of("work").await.unwrap().cards;
         let card = cards.into_iter().find(|c| c.interaction.id == id).unwrap();
-        (card.interaction.status, card.expired_locally)
+        (card.interaction.status, card.local.expired_locally)
     };
     clock.jump(chrono::Duration::hours(3));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);

@@ -68,7 +68,7 @@ impl OutboxDriver {
                     status: card.status(),
                 });
             }
-            if card.delivery.as_ref().is_some_and(Delivery::is_in_flight)
+            if card.local.delivery.as_ref().is_some_and(Delivery::is_in_flight)
                 || self.outbox.unsettled_for(&id).is_some()
             {
                 return Err(EngineError::InFlight(id.clone()));
@@ -189,7 +189,7 @@ impl OutboxDriver {
             let delivery = session
                 .inbox()
                 .card(id)
-                .and_then(|card| card.delivery)
+                .and_then(|card| card.local.delivery)
                 .unwrap_or(Delivery::Queued);
             let _ = waiter.send(Ok(delivery));
         }

@@ -200,7 +200,7 @@ fn question_of(card: &Card) -> QuestionRef {
 
 /// Open, not expired on this clock, and not already answered from this app.
 fn waiting(card: &Card) -> bool {
-    card.interaction.status == Status::Pending && !card.expired_locally && card.outgoing.is_none()
+    card.interaction.status == Status::Pending && !card.local.expired_locally && card.local.outgoing.is_none()
 }
 
 fn question_notice(card: &Card, question: QuestionRef) -> Notice {
@@ -307,10 +307,10 @@ mod tests {
         Card {
             account: "local".into(),
             interaction,
-            unread: status == Status::Pending,
-            delivery: None,
-            outgoing: None,
-            expired_locally: false,
+            local: inbox_sync::Local {
+                unread: status == Status::Pending,
+                ..Default::default()
+            },
         }
     }
 
@@ -456,7 +456,7 @@ mod tests {
     fn a_question_that_no_longer_waits_is_not_announced() {
         let mut p = NoticePlanner::new();
         let mut mine = card("b", Status::Pending);
-        mine.outgoing = Some(inbox_sync::Outgoing::Answer {
+        mine.local.outgoing = Some(inbox_sync::Outgoing::Answer {
             value: serde_json::json!(true),
         });
         let cards = vec![card("a", Status::Answered), mine];

@@ -448,7 +448,7 @@ impl Harness {
                 if self
                     .inbox
                     .card(CONTESTED)
-                    .is_some_and(|c| c.delivery.is_none())
+                    .is_some_and(|c| c.local.delivery.is_none())
                 {
                     self.answered_from_app = true;
                     self.feed(Input::AnswerQueued {
@@ -527,10 +527,10 @@ fn run(seed: u64) -> (Vec<(String, Status)>, Coverage) {
             "seed {seed}: {}",
             truth.id
         );
-        assert!(!card.expired_locally);
+        assert!(!card.local.expired_locally);
     }
     if let Some(card) = cards.iter().find(|c| c.interaction.id == CONTESTED)
-        && card.outgoing.is_some()
+        && card.local.outgoing.is_some()
     {
         let won = h.world.items[CONTESTED]
             .answer
@@ -538,7 +538,7 @@ fn run(seed: u64) -> (Vec<(String, Status)>, Coverage) {
             .unwrap()
             .answered_by
             == "me";
-        match (&card.delivery, won) {
+        match (&card.local.delivery, won) {
             (Some(Delivery::Accepted), true) => h.seen.app_won += 1,
             (
                 Some(Delivery::Rejected {

@@ -74,10 +74,10 @@ fn run_one(row: Row) {
         "{name}: counts of the last batch"
     );
     let recount = cards.iter().fold(Counts::default(), |mut n, c| {
-        let in_flight = c.delivery.as_ref().is_some_and(Delivery::is_in_flight);
-        let answered_here = in_flight || c.delivery == Some(Delivery::Accepted);
+        let in_flight = c.local.delivery.as_ref().is_some_and(Delivery::is_in_flight);
+        let answered_here = in_flight || c.local.delivery == Some(Delivery::Accepted);
         n.pending += u32::from(c.interaction.status == Status::Pending && !answered_here);
-        n.unread += u32::from(c.unread);
+        n.unread += u32::from(c.local.unread);
         n.queued += u32::from(in_flight);
         n
     });
@@ -293,7 +293,7 @@ fn queued_offline(name: &'static str) -> Row {
 }
 
 fn delivery_of(inbox: &Inbox, id: &str) -> Option<Delivery> {
-    inbox.card(id).expect("card").delivery
+    inbox.card(id).expect("card").local.delivery
 }
 
 #[test]
@@ -372,7 +372,7 @@ fn events_and_pages_in_any_order() {
         .check(|inbox| {
             let b = inbox.card("b").unwrap();
             assert_eq!(b.interaction.answer.unwrap().answered_by, "alice");
-            assert!(!b.unread);
+            assert!(!b.local.unread);
         }),
         Row::seeded(
             "duplicate events: the same frame twice, then the same add again after a read",
@@ -602,7 +602,7 @@ fn connection_and_expiry() {
         .counts(1, 1, 0)
         .status(ConnectionStatus::Offline)
         .check(|inbox| {
-            assert!(inbox.card("a").unwrap().expired_locally);
+            assert!(inbox.card("a").unwrap().local.expired_locally);
             assert_eq!(inbox.next_deadline(), None);
         }),
         Row::seeded(
@@ -623,7 +623,7 @@ fn connection_and_expiry() {
         .list("a:expired")
         .asks(vec![open(Some("10")), fetch(None)])
         .status(ConnectionStatus::Online)
-        .check(|inbox| assert!(!inbox.card("a").unwrap().expired_locally)),
+        .check(|inbox| assert!(!inbox.card("a").unwrap().local.expired_locally)),
         Row::seeded(
             "a clock set back reopens a card it had expired here, and it expires again later",
             vec![expiring(ia("a", 1), 5), ia("b", 2)],
@@ -637,11 +637,11 @@ fn connection_and_expiry() {
         // Its local expiry marked it read; reopening does not make it unread again.
         .counts(2, 1, 0)
         .check(|inbox| {
-            assert!(!inbox.card("a").unwrap().expired_locally);
+            assert!(!inbox.card("a").unwrap().local.expired_locally);
             assert_eq!(inbox.next_deadline(), Some(at(5)));
             let mut again = inbox.clone();
             again.handle(Input::Tick { now: at(6) });
-            assert!(again.card("a").unwrap().expired_locally);
+            assert!(again.card("a").unwrap().local.expired_locally);
         }),
         Row::online("a question arriving after its deadline passed here shows expired at once")
             .then(vec![
@@ -739,9 +739,9 @@ fn answers_and_their_delivery() {
             .counts(0, 0, 1)
             .check(|inbox| {
                 let a = inbox.card("a").unwrap();
-                assert_eq!(a.delivery, Some(Delivery::Queued));
+                assert_eq!(a.local.delivery, Some(Delivery::Queued));
                 assert_eq!(
-                    a.outgoing,
+                    a.local.outgoing,
                     Some(Outgoing::Answer {
                         value: Value::Bool(true)
                     })
@@ -770,9 +770,9 @@ fn answers_and_their_delivery() {
                     code,
                     message,
                     winner,
-                }) = a.delivery
+                }) = a.local.delivery
                 else {
-                    panic!("not rejected: {:?}", a.delivery);
+                    panic!("not rejected: {:?}", a.local.delivery);
                 };
                 assert_eq!(code, ErrorCode::AlreadyAnswered);
                 assert_eq!(message, "already answered by alice");
@@ -814,13 +814,13 @@ fn answers_and_their_delivery() {
             .last_batch("earlier")
             .check(|inbox| {
                 let card = inbox.card("earlier").unwrap();
-                assert_eq!(card.delivery, Some(Delivery::Accepted));
-                assert!(!card.unread, "a resolved card is not unread");
+                assert_eq!(card.local.delivery, Some(Delivery::Accepted));
+                assert!(!card.local.unread, "a resolved card is not unread");
             }),
         Row::online("…and when somebody else was first, the winner shows on it")
             .then(vec![verdict_on("earlier", beaten("earlier", "alice"))])
             .list("earlier:answered")
-            .check(|inbox| match &inbox.card("earlier").unwrap().delivery {
+            .check(|inbox| match &inbox.card("earlier").unwrap().local.delivery {
                 Some(Delivery::Rejected { code, winner, .. }) => {
                     assert_eq!(*code, ErrorCode::AlreadyAnswered);
                     assert_eq!(winner.as_ref().unwrap().answered_by, "alice");
@@ -898,7 +898,7 @@ fn merging_batches_keeps_the_latest_version_of_each_card() {
         .map(|c| c.interaction.id.as_str())
         .collect();
     assert_eq!(ids, ["b", "a"]);
-    assert!(!merged.upserted[0].unread);
+    assert!(!merged.upserted[0].local.unread);
     assert_eq!(merged.upserted[1].interaction.status, Status::Answered);
     assert_eq!(merged.status, Some(ConnectionStatus::Online));
     assert_eq!(merged.counts, inbox.counts());
