@@ -5,28 +5,38 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use inbox_protocol::validate::validate_agui_run;
-use inbox_protocol::{AguiRun, AguiRunRequest, AguiRunResponse, AguiRunStatus, ErrorCode};
+use inbox_protocol::{
+    AguiRun, AguiRunRequest, AguiRunResponse, AguiRunStatus, ErrorCode, ValidationError,
+};
 
-use crate::auth::AsAsker;
-use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
+use crate::routes::asker_write::{AskerWrite, Judged};
 use crate::routes::found::Found;
 use crate::state::AppState;
 use crate::store::NewAguiRun;
 
+impl Judged for AguiRunRequest {
+    type Accepted = ();
+
+    fn rules(
+        _: &AppState,
+        _: DateTime<Utc>,
+    ) -> impl FnOnce(&Self) -> Result<(), ValidationError> + Send + 'static {
+        validate_agui_run
+    }
+}
+
 pub async fn create(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    JsonBody(req): JsonBody<AguiRunRequest>,
+    write: AskerWrite<AguiRunRequest>,
 ) -> Result<(StatusCode, Json<AguiRunResponse>), ApiError> {
-    validate_agui_run(&req)?;
-    let now = Utc::now();
+    let (asker, now, req) = (write.principal.name, write.now, write.req);
     let run = AguiRun {
         id: ids::agui_run_id(),
-        asker: principal.name.clone(),
+        asker: asker.clone(),
         thread_id: req.thread_id.unwrap_or_else(ids::agui_thread_id),
         agent_url: req.agent_url,
         status: AguiRunStatus::Running,

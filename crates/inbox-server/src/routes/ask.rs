@@ -11,29 +11,33 @@ use inbox_protocol::validate::{
 };
 use inbox_protocol::{
     AnswerFormat, AskRequest, Continuation, ErrorCode, Interaction, MediaItem, Mode, Park,
-    ParkPlace, ParkStatus, Status, paths,
+    ParkPlace, ParkStatus, Status, ValidationError, paths,
 };
 
 use inbox_protocol::caps::PENDING_PER_ASKER_MAX;
 
-use crate::auth::AsAsker;
-use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
+use crate::routes::asker_write::{AskerWrite, Judged};
 use crate::state::AppState;
 use crate::store::{MediaBlob, NewAsk, NewPark, NewTicket};
 
+impl Judged for AskRequest {
+    type Accepted = AcceptedAsk;
+
+    fn rules(
+        _: &AppState,
+        now: DateTime<Utc>,
+    ) -> impl FnOnce(&Self) -> Result<AcceptedAsk, ValidationError> + Send + 'static {
+        move |req| validate_ask(req, now)
+    }
+}
+
 pub async fn ask(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    JsonBody(req): JsonBody<AskRequest>,
+    write: AskerWrite<AskRequest>,
 ) -> Result<(StatusCode, Json<Interaction>), ApiError> {
-    let now = Utc::now();
-    // Compiling the schema and checking a prefill against it is CPU work: off the runtime.
-    let (req, accepted) = state
-        .validation()
-        .judge(req, move |req| validate_ask(req, now))
-        .await?;
+    let (asker, now, req, accepted) = (write.principal.name, write.now, write.req, write.accepted);
     if req.mode == Mode::Async {
         if let Some(at) = accepted.expires_at {
             state.park_retention().check(at, now, "expiry_at")?;
@@ -46,7 +50,7 @@ pub async fn ask(
         };
         let ask = prepare(
             &state,
-            &principal.name,
+            &asker,
             req,
             &accepted,
             now,
@@ -56,7 +60,7 @@ pub async fn ask(
         let interaction = ask.interaction.clone();
         let park = new_park(
             park_id,
-            &principal.name,
+            &asker,
             now,
             vec![ask],
             Continuation::Claim {},
@@ -66,7 +70,7 @@ pub async fn ask(
         tracing::info!(park = %stored.id, interaction = %interaction.id, "asked async: a park of one");
         return Ok((StatusCode::CREATED, Json(interaction)));
     }
-    let ask = prepare(&state, &principal.name, req, &accepted, now, "", None)?;
+    let ask = prepare(&state, &asker, req, &accepted, now, "", None)?;
     let stored = state.store().insert_ask(ask).await?;
     tracing::info!(interaction = %stored.id, format = stored.answer_format.as_str(), "asked");
     Ok((StatusCode::CREATED, Json(stored)))

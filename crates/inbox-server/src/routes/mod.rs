@@ -3,6 +3,7 @@
 mod agui;
 mod answer;
 pub(crate) mod ask;
+mod asker_write;
 mod callback;
 mod decline;
 mod found;

@@ -6,39 +6,43 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use inbox_protocol::caps::NOTIFICATIONS_PER_ASKER_MAX;
 use inbox_protocol::validate::validate_notification;
-use inbox_protocol::{ErrorCode, Notification, NotificationRequest};
+use inbox_protocol::{ErrorCode, Notification, NotificationRequest, ValidationError};
 
-use crate::auth::AsAsker;
-use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
 use crate::routes::ask::store_inline_media;
+use crate::routes::asker_write::{AskerWrite, Judged};
 use crate::routes::resolution::{claim, idempotency_key};
 use crate::state::AppState;
 use crate::store::{CreateOutcome, NewNotification};
 
+impl Judged for NotificationRequest {
+    type Accepted = ();
+
+    fn rules(
+        _: &AppState,
+        now: DateTime<Utc>,
+    ) -> impl FnOnce(&Self) -> Result<(), ValidationError> + Send + 'static {
+        move |req| validate_notification(req, now)
+    }
+}
+
 pub async fn create(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
     headers: HeaderMap,
-    JsonBody(req): JsonBody<NotificationRequest>,
+    write: AskerWrite<NotificationRequest>,
 ) -> Result<(StatusCode, Json<Notification>), ApiError> {
+    let (asker, now, req) = (write.principal.name, write.now, write.req);
     let key = idempotency_key(&headers)?;
-    let now = Utc::now();
-    // Compiling a schema and checking a prefill is CPU work: off the runtime.
-    let (req, ()) = state
-        .validation()
-        .judge(req, move |req| validate_notification(req, now))
-        .await?;
     let body = serde_json::to_value(&req).unwrap_or_default();
-    let claim = claim(key, "notify", &principal.name, &body);
+    let claim = claim(key, "notify", &asker, &body);
     let (media, blobs) = store_inline_media(req.media.unwrap_or_default(), "")?;
     let notification = Notification {
         id: ids::notification_id(),
-        asker: principal.name.clone(),
+        asker: asker.clone(),
         prompt: req.prompt,
         body: req.body,
         media,

@@ -5,33 +5,38 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use chrono::Utc;
-use inbox_protocol::validate::validate_park;
-use inbox_protocol::{ParkPlace, ParkRequest, ParkResponse};
+use chrono::{DateTime, Utc};
+use inbox_protocol::validate::{AcceptedPark, validate_park};
+use inbox_protocol::{ParkPlace, ParkRequest, ParkResponse, ValidationError};
 
-use crate::auth::AsAsker;
-use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::ids;
 use crate::routes::ask::{new_park, prepare};
+use crate::routes::asker_write::{AskerWrite, Judged};
 use crate::state::AppState;
+
+impl Judged for ParkRequest {
+    type Accepted = AcceptedPark;
+
+    fn rules(
+        state: &AppState,
+        now: DateTime<Utc>,
+    ) -> impl FnOnce(&Self) -> Result<AcceptedPark, ValidationError> + Send + 'static {
+        let retention = state.park_retention();
+        move |req| validate_park(req, now, retention)
+    }
+}
 
 pub async fn create(
     State(state): State<AppState>,
-    AsAsker(principal): AsAsker,
-    JsonBody(req): JsonBody<ParkRequest>,
+    write: AskerWrite<ParkRequest>,
 ) -> Result<(StatusCode, Json<ParkResponse>), ApiError> {
-    let now = Utc::now();
-    let retention = state.park_retention();
-    let (req, accepted) = state
-        .validation()
-        .judge(req, move |req| validate_park(req, now, retention))
-        .await?;
+    let (asker, now, req) = (write.principal.name, write.now, write.req);
     let park_id = ids::park_id();
     let size = req.asks.len() as u32;
     let run = ParkPlace::run_of(req.metadata.as_ref());
     let mut asks = Vec::with_capacity(req.asks.len());
-    for (i, (ask, ok)) in req.asks.into_iter().zip(&accepted.asks).enumerate() {
+    for (i, (ask, ok)) in req.asks.into_iter().zip(&write.accepted.asks).enumerate() {
         let prefix = format!("asks[{i}].");
         let place = ParkPlace {
             size,
@@ -40,7 +45,7 @@ pub async fn create(
         };
         asks.push(prepare(
             &state,
-            &principal.name,
+            &asker,
             ask,
             ok,
             now,
@@ -49,14 +54,7 @@ pub async fn create(
         )?);
     }
     let continuation = req.continuation.unwrap_or_default();
-    let park = new_park(
-        park_id,
-        &principal.name,
-        now,
-        asks,
-        continuation,
-        req.metadata,
-    );
+    let park = new_park(park_id, &asker, now, asks, continuation, req.metadata);
     let park = state.store().insert_park(park).await?;
     tracing::info!(
         park = %park.id,
