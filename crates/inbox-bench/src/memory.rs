@@ -97,6 +97,9 @@ mod tests {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
         }
         let after = super::cpu_tree_ms(std::process::id()).unwrap();
-        assert!(after - before >= 50.0, "{before} → {after} ms after 100 ms of spinning");
+        assert!(
+            after - before >= 50.0,
+            "{before} → {after} ms after 100 ms of spinning"
+        );
     }
 }

@@ -253,7 +253,9 @@ impl Inbox {
             Input::Refresh => self.begin_refetch(&mut tx),
             Input::Tick { now } => self.tick(&mut tx, now),
             Input::MarkRead { id } => {
-                self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.local.unread, false));
+                self.modify(&mut tx, &id, |e| {
+                    std::mem::replace(&mut e.local.unread, false)
+                });
             }
             Input::MarkAllRead => {
                 // In display order, so the withdrawals come out in a stable order.
@@ -265,7 +267,9 @@ impl Inbox {
                     .map(str::to_owned)
                     .collect();
                 for id in unread {
-                    self.modify(&mut tx, &id, |e| std::mem::replace(&mut e.local.unread, false));
+                    self.modify(&mut tx, &id, |e| {
+                        std::mem::replace(&mut e.local.unread, false)
+                    });
                 }
             }
             Input::Dismiss { id } => self.dismiss(&mut tx, &id),

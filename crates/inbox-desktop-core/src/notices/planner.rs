@@ -200,7 +200,9 @@ fn question_of(card: &Card) -> QuestionRef {
 
 /// Open, not expired on this clock, and not already answered from this app.
 fn waiting(card: &Card) -> bool {
-    card.interaction.status == Status::Pending && !card.local.expired_locally && card.local.outgoing.is_none()
+    card.interaction.status == Status::Pending
+        && !card.local.expired_locally
+        && card.local.outgoing.is_none()
 }
 
 fn question_notice(card: &Card, question: QuestionRef) -> Notice {

@@ -74,7 +74,11 @@ fn run_one(row: Row) {
         "{name}: counts of the last batch"
     );
     let recount = cards.iter().fold(Counts::default(), |mut n, c| {
-        let in_flight = c.local.delivery.as_ref().is_some_and(Delivery::is_in_flight);
+        let in_flight = c
+            .local
+            .delivery
+            .as_ref()
+            .is_some_and(Delivery::is_in_flight);
         let answered_here = in_flight || c.local.delivery == Some(Delivery::Accepted);
         n.pending += u32::from(c.interaction.status == Status::Pending && !answered_here);
         n.unread += u32::from(c.local.unread);
@@ -820,13 +824,15 @@ fn answers_and_their_delivery() {
         Row::online("…and when somebody else was first, the winner shows on it")
             .then(vec![verdict_on("earlier", beaten("earlier", "alice"))])
             .list("earlier:answered")
-            .check(|inbox| match &inbox.card("earlier").unwrap().local.delivery {
-                Some(Delivery::Rejected { code, winner, .. }) => {
-                    assert_eq!(*code, ErrorCode::AlreadyAnswered);
-                    assert_eq!(winner.as_ref().unwrap().answered_by, "alice");
-                }
-                other => panic!("expected the winner on the card, got {other:?}"),
-            }),
+            .check(
+                |inbox| match &inbox.card("earlier").unwrap().local.delivery {
+                    Some(Delivery::Rejected { code, winner, .. }) => {
+                        assert_eq!(*code, ErrorCode::AlreadyAnswered);
+                        assert_eq!(winner.as_ref().unwrap().answered_by, "alice");
+                    }
+                    other => panic!("expected the winner on the card, got {other:?}"),
+                },
+            ),
         Row::online("a verdict without a body for a card that is not there changes nothing")
             .then(vec![verdict_on("ghost", Verdict::Gone)])
             .list("")
