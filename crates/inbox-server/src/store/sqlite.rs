@@ -1,7 +1,7 @@
 //! The embedded store: one SQLite file in the data dir (WAL mode), one connection behind a
 //! mutex, used from `spawn_blocking`. Every mutation runs in one `IMMEDIATE` transaction and
-//! publishes its events to the live bus while the connection is still held, so live events
-//! leave in exactly the order of their sequence numbers.
+//! publishes its events to the live bus while the connection is still held (just after its
+//! caller has the answer), so live events leave in exactly the order of their sequence numbers.
 
 mod agui;
 mod notification;
@@ -20,7 +20,7 @@ use inbox_protocol::{
 };
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
 use self::queue::{DELIVERIES, Queue, TURNS};
 use self::rows::Prune;
@@ -147,26 +147,41 @@ impl SqliteStore {
     /// all of it back), then publish what it queued in the outbox while the connection is still
     /// held, so live events leave in the order of their sequence numbers. Every mutation goes
     /// through here.
+    ///
+    /// The caller has its answer before the live events are published (as on Redis, whose
+    /// follower publishes them later still): the commit is what makes a write true — a reader,
+    /// a resume or a fresh stream finds it in the table — and a send on the bus wakes every
+    /// open stream through the runtime's shared queue. Answered after it, the caller's own
+    /// wake-up queued behind all of them, so at 10,000 streams an ask waited for the whole
+    /// fan-out before its `201` (docs/benchmarks.md, `publish_p99`).
     async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>, &mut Outbox<'_>) -> Result<T, StoreError> + Send + 'static,
     {
-        self.with_conn(move |conn, inner| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let mut outbox = Outbox {
-                inner,
-                events: Vec::new(),
-                parks: Vec::new(),
+        let (answer, answered) = oneshot::channel();
+        let inner = self.inner.clone();
+        // Not awaited: the write runs to its end even when the caller goes away (its answer
+        // is then dropped), so what committed is always published.
+        tokio::task::spawn_blocking(move || {
+            let mut conn = inner.conn.lock().unwrap_or_else(PoisonError::into_inner);
+            let committed = commit(&mut conn, &inner, f);
+            let (out, Outbox { events, parks, .. }) = match committed {
+                Ok(done) => done,
+                Err(e) => {
+                    let _ = answer.send(Err(e));
+                    return;
+                }
             };
-            let out = f(&tx, &mut outbox)?;
-            tx.commit()?;
-            let Outbox { events, parks, .. } = outbox;
+            // Parks first, as on every store: a write that moved one has published it by the
+            // time it returns (few listen, so this costs the caller nothing).
+            let parked = inner.publish_parks(&conn, parks).map(|()| out);
+            let _ = answer.send(parked);
             inner.publish(events);
-            inner.publish_parks(conn, parks)?;
-            Ok(out)
-        })
-        .await
+        });
+        answered
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
     }
 
     /// Prune up to `limit` of the batch `prune` selects below `cut_off`, in one write.
@@ -216,6 +231,27 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// `f` in one `IMMEDIATE` transaction on `conn`, committed when it returns `Ok`, with the
+/// outbox it filled (published by the caller once it has answered).
+fn commit<'a, T, F>(
+    conn: &mut Connection,
+    inner: &'a Inner,
+    f: F,
+) -> Result<(T, Outbox<'a>), StoreError>
+where
+    F: FnOnce(&Transaction<'_>, &mut Outbox<'_>) -> Result<T, StoreError>,
+{
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut outbox = Outbox {
+        inner,
+        events: Vec::new(),
+        parks: Vec::new(),
+    };
+    let out = f(&tx, &mut outbox)?;
+    tx.commit()?;
+    Ok((out, outbox))
 }
 
 /// What one write transaction publishes once it has committed: the events it appended and the
@@ -1110,7 +1146,18 @@ mod tests {
         }
         let mut live = store.subscribe();
         assert_eq!(store.expire_due(Utc::now()).await.unwrap(), ["ia_due"]);
-        let event = live.recv().await.unwrap();
+        // A write answers before it publishes, so the two asks' events may still reach a bus
+        // subscribed after them: what counts is the event after them.
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            loop {
+                let event = live.recv().await.unwrap();
+                if !matches!(event.stored.event, StreamEvent::Add(_)) {
+                    break event;
+                }
+            }
+        })
+        .await
+        .expect("the expiry is published");
         assert_eq!(event.stored.cursor, "3");
         assert_eq!(
             event.stored.event,
