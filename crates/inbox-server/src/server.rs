@@ -174,12 +174,10 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         ),
     };
 
-    let listener = tokio::net::TcpListener::bind(config.bind)
-        .await
-        .map_err(|source| ServerError::Bind {
-            addr: config.bind,
-            source,
-        })?;
+    let listener = listen(config.bind).map_err(|source| ServerError::Bind {
+        addr: config.bind,
+        source,
+    })?;
     let addr = listener.local_addr().map_err(|source| ServerError::Bind {
         addr: config.bind,
         source,
@@ -289,6 +287,26 @@ fn checked_public_url(raw: &str) -> Result<String, ServerError> {
         )),
         _ => Err(refuse("must be an https:// URL")),
     }
+}
+
+/// Connections the kernel holds for the accept loop (capped by `net.core.somaxconn`, 4096 on
+/// current Linux). Tokio's default of 1,024 dropped the SYNs of a reconnect storm beyond it:
+/// 5,000 streams cut at once then waited out TCP's retransmits (1, 3, 7, 15 s) to come back
+/// (docs/benchmarks.md).
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `addr` as `TcpListener::bind` makes one (`SO_REUSEADDR` on Unix), with
+/// [`LISTEN_BACKLOG`].
+fn listen(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 #[cfg(test)]
