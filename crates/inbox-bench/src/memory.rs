@@ -89,17 +89,30 @@ mod tests {
     }
 
     #[test]
-    fn own_cpu_time_grows_with_work() {
-        let before = super::cpu_tree_ms(std::process::id()).unwrap();
+    fn own_cpu_time_follows_work() {
+        // Spin until 50 ms of CPU time are reported (the machine may be busy, so no fixed
+        // wall time is enough), then check the figure against the wall clock: a wrong field
+        // or unit reads as never growing or as more than the threads could have used.
+        let pid = std::process::id();
+        let before = super::cpu_tree_ms(pid).unwrap();
         let started = std::time::Instant::now();
         let mut x = 0u64;
-        while started.elapsed() < std::time::Duration::from_millis(100) {
-            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        let mut used = 0.0;
+        while used < 50.0 && started.elapsed() < std::time::Duration::from_secs(10) {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            used = super::cpu_tree_ms(pid).unwrap() - before;
         }
-        let after = super::cpu_tree_ms(std::process::id()).unwrap();
+        let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
         assert!(
-            after - before >= 50.0,
-            "{before} → {after} ms after 100 ms of spinning"
+            used >= 50.0,
+            "{used} ms of CPU after {wall_ms} ms of spinning"
+        );
+        assert!(
+            used <= wall_ms * cores + 20.0,
+            "{used} ms of CPU in {wall_ms} ms on {cores} cores"
         );
     }
 }

@@ -109,7 +109,7 @@ pub async fn serve(
         // The watchdog ticks in a task of its own and sends its verdict once. Raced in the
         // connection's task, each tick would wake that task and poll the whole connection
         // (hyper, the response body, a stream's feed) once a second per connection: at 10,000
-        // streams that was as many full polls a second as a tenth of an event's fan-out
+        // streams, 10,000 full polls a second, as many as one event's whole fan-out
         // (docs/benchmarks.md).
         let (verdict_tx, verdict) = oneshot::channel();
         let watchdog = tokio::spawn(async move {
