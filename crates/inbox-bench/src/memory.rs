@@ -5,20 +5,25 @@ use anyhow::Context;
 
 /// Resident set of `pid` and its descendants, in KiB.
 pub fn rss_tree_kib(pid: u32) -> anyhow::Result<u64> {
-    let mut total = rss_kib(pid)?;
-    for child in children(pid) {
-        total += rss_tree_kib(child).unwrap_or(0);
-    }
-    Ok(total)
+    tree_sum(pid, &rss_kib)
 }
 
 /// CPU time (user + system) `pid` and its live descendants have used, in milliseconds.
 pub fn cpu_tree_ms(pid: u32) -> anyhow::Result<f64> {
-    let mut total = cpu_ms(pid)?;
-    for child in children(pid) {
-        total += cpu_tree_ms(child).unwrap_or(0.0);
-    }
-    Ok(total)
+    tree_sum(pid, &cpu_ms)
+}
+
+/// `read` of `pid` plus that of every descendant still there (one that has just exited counts
+/// as nothing); an error only for `pid` itself.
+fn tree_sum<T: std::iter::Sum<T> + Default + std::ops::Add<Output = T>>(
+    pid: u32,
+    read: &dyn Fn(u32) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let descendants: T = children(pid)
+        .into_iter()
+        .map(|child| tree_sum(child, read).unwrap_or_default())
+        .sum();
+    Ok(read(pid)? + descendants)
 }
 
 fn cpu_ms(pid: u32) -> anyhow::Result<f64> {

@@ -36,7 +36,7 @@ pub async fn create(
     let (asker, now, req) = (write.principal.name, write.now, write.req);
     let run = AguiRun {
         id: ids::agui_run_id(),
-        asker: asker.clone(),
+        asker,
         thread_id: req.thread_id.unwrap_or_else(ids::agui_thread_id),
         agent_url: req.agent_url,
         status: AguiRunStatus::Running,

@@ -136,7 +136,7 @@ impl SqliteStore {
     {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = inner.conn.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut conn = inner.lock_conn();
             f(&mut conn, &inner)
         })
         .await
@@ -164,7 +164,7 @@ impl SqliteStore {
         // Not awaited: the write runs to its end even when the caller goes away (its answer
         // is then dropped), so what committed is always published.
         tokio::task::spawn_blocking(move || {
-            let mut conn = inner.conn.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut conn = inner.lock_conn();
             let committed = commit(&mut conn, &inner, f);
             let (out, Outbox { events, parks, .. }) = match committed {
                 Ok(done) => done,
@@ -277,6 +277,12 @@ impl Outbox<'_> {
 }
 
 impl Inner {
+    /// The one connection; a panic in an earlier holder leaves nothing half-written (its
+    /// transaction rolled back when dropped), so a poisoned lock is taken as it is.
+    fn lock_conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Append an event inside the caller's transaction and prune beyond the retention.
     fn append_event(
         &self,

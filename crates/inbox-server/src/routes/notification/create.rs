@@ -42,7 +42,7 @@ pub async fn create(
     let (media, blobs) = store_inline_media(req.media.unwrap_or_default(), "")?;
     let notification = Notification {
         id: ids::notification_id(),
-        asker: asker.clone(),
+        asker,
         prompt: req.prompt,
         body: req.body,
         media,
