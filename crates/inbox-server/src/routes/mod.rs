@@ -33,7 +33,9 @@ use crate::public_doors::Door;
 use crate::state::AppState;
 use gates::Gate;
 
-/// Every door of the contract. Tests drive this directly or behind a listener on 127.0.0.1:0.
+/// Every door of the contract. The park and notification families list their own doors
+/// (`park::routes`, `notification::routes`); the gates and layers below cover them all. Tests
+/// drive this directly or behind a listener on 127.0.0.1:0.
 pub fn router(state: AppState) -> Router {
     // The doors that may be public pass a gate that reads the configured list; the others
     // check their role themselves (`auth.rs`).
@@ -74,35 +76,8 @@ pub fn router(state: AppState) -> Router {
             paths::READYZ,
             get(health::readyz).route_layer(gate(Door::Health)),
         )
-        .route(paths::PARKS, post(park::create::create))
-        .route("/api/parks/{id}", get(park::read::read))
-        .route("/api/parks/{id}/wait", get(park::wait::wait))
-        .route("/api/parks/{id}/claim", post(park::claim::claim))
-        .route(
-            "/api/parks/{id}/redeliver",
-            post(park::redeliver::redeliver),
-        )
-        .route(
-            paths::NOTIFICATIONS,
-            get(notification::list::list).post(notification::create::create),
-        )
-        .route("/api/notifications/{id}", get(notification::read::read))
-        .route(
-            "/api/notifications/{id}/read",
-            post(notification::mark::read),
-        )
-        .route(
-            "/api/notifications/{id}/dismiss",
-            post(notification::mark::dismiss),
-        )
-        .route(
-            "/api/notifications/{id}/submit",
-            post(notification::submit::submit),
-        )
-        .route(
-            "/api/notifications/{id}/submissions",
-            get(notification::submissions::submissions),
-        )
+        .merge(park::routes())
+        .merge(notification::routes())
         .route(paths::AGUI_RUNS, post(agui::create))
         .route("/api/agui/runs/{id}", get(agui::read))
         .route("/api/agui/runs/{id}/retry", post(agui::retry))

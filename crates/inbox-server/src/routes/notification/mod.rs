@@ -9,10 +9,27 @@ pub mod read;
 pub mod submissions;
 pub mod submit;
 
-use inbox_protocol::Notification;
+use axum::Router;
+use axum::routing::{get, post};
+use inbox_protocol::{Notification, paths};
 
 use super::found::missing;
 use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The family's doors at their contract paths, merged into the one router.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route(paths::NOTIFICATIONS, get(list::list).post(create::create))
+        .route("/api/notifications/{id}", get(read::read))
+        .route("/api/notifications/{id}/read", post(mark::read))
+        .route("/api/notifications/{id}/dismiss", post(mark::dismiss))
+        .route("/api/notifications/{id}/submit", post(submit::submit))
+        .route(
+            "/api/notifications/{id}/submissions",
+            get(submissions::submissions),
+        )
+}
 
 fn not_found() -> ApiError {
     missing::<Notification>()
