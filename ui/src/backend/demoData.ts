@@ -1,6 +1,6 @@
 import { samplePicture } from "./fakeBackend";
 import { pendingQuestion } from "../state/pendingQuestion";
-import type { Account, Card, Interaction } from "./types";
+import type { Account, Card, ChoiceOption, Interaction } from "./types";
 
 /** Demo inbox for `npm run dev`, the screenshots and many tests. Times are relative to `now`. */
 export const demoAccounts: Account[] = [
@@ -15,6 +15,9 @@ export function interaction(partial: Partial<Interaction> & Pick<Interaction, "i
 export function card(account: string, i: Interaction, extra: Partial<Card> = {}): Card {
   return { account, interaction: i, unread: false, delivery: null, outgoing: null, expired_locally: false, ...extra };
 }
+
+/** Choice options from `[value, label]` pairs; a label of `null` shows the value itself. */
+export const choices = (...pairs: [string, string | null][]): ChoiceOption[] => pairs.map(([value, label]) => ({ value, label }));
 
 const ago = (now: number, s: number) => new Date(now - s * 1000).toISOString();
 const ahead = (now: number, s: number) => new Date(now + s * 1000).toISOString();
@@ -55,10 +58,7 @@ export const releaseForm: Pick<Interaction, "answer_format" | "asker" | "schema"
   data: {
     values: { count: 3 },
     options: {
-      date: [
-        { value: "2026-12-01", label: "Monday 1 December" },
-        { value: "2026-12-02", label: "Tuesday 2 December" },
-      ],
+      date: choices(["2026-12-01", "Monday 1 December"], ["2026-12-02", "Tuesday 2 December"]),
     },
   },
   pages: [
@@ -95,11 +95,7 @@ export function demoCards(now = Date.now()): Card[] {
         answer_format: "select",
         asker: "infra-agent",
         created_at: ago(now, 300),
-        options: [
-          { value: "eu-west-1", label: "Europe (Ireland)" },
-          { value: "us-east-1", label: "US East (Virginia)" },
-          { value: "ap-southeast-2", label: "Asia Pacific (Sydney)" },
-        ],
+        options: choices(["eu-west-1", "Europe (Ireland)"], ["us-east-1", "US East (Virginia)"], ["ap-southeast-2", "Asia Pacific (Sydney)"]),
       }),
       { unread: true },
     ),
@@ -120,10 +116,7 @@ export function demoCards(now = Date.now()): Card[] {
         answer_format: "text",
         asker: "ci-agent",
         created_at: ago(now, 1500),
-        options: [
-          { value: "Retry once, then file an issue.", label: null },
-          { value: "File an issue and skip tonight.", label: null },
-        ],
+        options: choices(["Retry once, then file an issue.", null], ["File an issue and skip tonight.", null]),
       }),
     ),
     card(
@@ -190,10 +183,7 @@ export function demoCards(now = Date.now()): Card[] {
         created_at: ago(now, 86400),
         expires_at: ago(now, 82800),
         status: "expired",
-        options: [
-          { value: "small", label: "Small" },
-          { value: "large", label: "Large" },
-        ],
+        options: choices(["small", "Small"], ["large", "Large"]),
       }),
     ),
     ...demoPark(now),
@@ -228,10 +218,7 @@ export function demoPark(now = Date.now()): Card[] {
       prompt: "Which maintenance window should the migration use?",
       answer_format: "select",
       expires_at: ahead(now, 10800),
-      options: [
-        { value: "tonight", label: "Tonight, 22:00" },
-        { value: "weekend", label: "Saturday morning" },
-      ],
+      options: choices(["tonight", "Tonight, 22:00"], ["weekend", "Saturday morning"]),
     }),
     parked(2, { prompt: "Anything the on-call engineer should know?", answer_format: "text", expires_at: ahead(now, 86400) }),
   ];
@@ -254,7 +241,7 @@ export function manyCards(n: number, now = Date.now()): Card[] {
           created_at: ago(now, i * 37),
           expires_at: i % 4 === 0 ? ahead(now, 600 + i) : null,
           status: i % 5 === 4 ? "answered" : "pending",
-          options: format === "select" ? [{ value: "a", label: "A" }, { value: "b", label: "B" }] : [],
+          options: format === "select" ? choices(["a", "A"], ["b", "B"]) : [],
           schema: format === "form" ? { type: "object", properties: { x: { type: "string" } } } : null,
           link: format === "external" ? "https://example.com/act" : null,
         }),
