@@ -15,22 +15,87 @@ pub const BARE_WINDOW: &str = "tauri";
 pub const TABLE_PEERS: [&str; 3] = ["floor", "nchan", BARE_WINDOW];
 /// Our variants of the SSE fan-out.
 pub const OURS: [&str; 2] = ["sqlite", "redis"];
-/// Figures measured per subscriber count and variant.
-pub const FANOUT_FIGURES: [(&str, &str); 7] = [
-    ("p50", "ms"),
-    ("p99", "ms"),
-    ("max", "ms"),
-    ("publish_p99", "ms"),
-    ("mem_per_sub", "KiB"),
-    ("cpu_per_frame", "µs"),
-    ("undelivered", "frames"),
-];
-/// Figures of the resume storm.
-pub const STORM_FIGURES: [(&str, &str); 3] = [
-    ("catchup", "s"),
-    ("missing", "frames"),
-    ("duplicated", "frames"),
-];
+/// A figure measured per subscriber count and variant. An enum, so the harness's reading of
+/// each one is a `match` the compiler checks whole: a new figure cannot go unread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FanoutFigure {
+    P50,
+    P99,
+    Max,
+    PublishP99,
+    MemPerSub,
+    CpuPerFrame,
+    Undelivered,
+}
+
+impl FanoutFigure {
+    pub const ALL: [FanoutFigure; 7] = [
+        FanoutFigure::P50,
+        FanoutFigure::P99,
+        FanoutFigure::Max,
+        FanoutFigure::PublishP99,
+        FanoutFigure::MemPerSub,
+        FanoutFigure::CpuPerFrame,
+        FanoutFigure::Undelivered,
+    ];
+
+    /// The last part of the measure's name (`sse.<count>.<ours>.<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FanoutFigure::P50 => "p50",
+            FanoutFigure::P99 => "p99",
+            FanoutFigure::Max => "max",
+            FanoutFigure::PublishP99 => "publish_p99",
+            FanoutFigure::MemPerSub => "mem_per_sub",
+            FanoutFigure::CpuPerFrame => "cpu_per_frame",
+            FanoutFigure::Undelivered => "undelivered",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            FanoutFigure::P50
+            | FanoutFigure::P99
+            | FanoutFigure::Max
+            | FanoutFigure::PublishP99 => "ms",
+            FanoutFigure::MemPerSub => "KiB",
+            FanoutFigure::CpuPerFrame => "µs",
+            FanoutFigure::Undelivered => "frames",
+        }
+    }
+}
+
+/// A figure of the resume storm, per variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StormFigure {
+    Catchup,
+    Missing,
+    Duplicated,
+}
+
+impl StormFigure {
+    pub const ALL: [StormFigure; 3] = [
+        StormFigure::Catchup,
+        StormFigure::Missing,
+        StormFigure::Duplicated,
+    ];
+
+    /// The last part of the measure's name (`storm.<count>.<ours>.<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StormFigure::Catchup => "catchup",
+            StormFigure::Missing => "missing",
+            StormFigure::Duplicated => "duplicated",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            StormFigure::Catchup => "s",
+            StormFigure::Missing | StormFigure::Duplicated => "frames",
+        }
+    }
+}
 /// Throughput figures written by the inbox-server examples (`--json`).
 pub const THROUGHPUT_NAMES: [&str; 8] = [
     "throughput.sqlite.asks_per_s",
@@ -195,12 +260,12 @@ pub struct Results {
     pub plots: Vec<String>,
 }
 
-pub fn fanout_name(count: usize, ours: &str, figure: &str) -> String {
-    format!("sse.{count}.{ours}.{figure}")
+pub fn fanout_name(count: usize, ours: &str, figure: FanoutFigure) -> String {
+    format!("sse.{count}.{ours}.{}", figure.name())
 }
 
-pub fn storm_name(count: usize, ours: &str, figure: &str) -> String {
-    format!("storm.{count}.{ours}.{figure}")
+pub fn storm_name(count: usize, ours: &str, figure: StormFigure) -> String {
+    format!("storm.{count}.{ours}.{}", figure.name())
 }
 
 /// Every measure a run with this setup must hold, with the peers each must carry.
@@ -208,13 +273,13 @@ pub fn expected_names(setup: &Setup) -> Vec<(String, Vec<&'static str>)> {
     let mut names = Vec::new();
     for &count in &setup.subscriber_counts {
         for ours in OURS {
-            for (figure, _) in FANOUT_FIGURES {
+            for figure in FanoutFigure::ALL {
                 names.push((fanout_name(count, ours, figure), PEERS.to_vec()));
             }
         }
     }
     for ours in OURS {
-        for (figure, _) in STORM_FIGURES {
+        for figure in StormFigure::ALL {
             names.push((
                 storm_name(setup.storm_subscribers, ours, figure),
                 vec!["nchan"],

@@ -145,16 +145,23 @@ impl ApiClient {
             .await
     }
 
-    /// Every page of the list, in its order, read [`PAGE_LIMIT_MAX`] at a time.
+    /// Every page of the list, in its order, read [`PAGE_LIMIT_MAX`] at a time. A server that
+    /// hands back a cursor it gave before is refused with [`ClientError::RepeatedCursor`].
     pub async fn list_all(&self, status: StatusFilter) -> Result<Vec<Interaction>, ClientError> {
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
+        // A cursor names a position the listing has passed; one seen before means the server
+        // would lead this loop in a circle, so it stops and says so instead of running forever.
+        let mut seen = std::collections::HashSet::new();
         loop {
             let page = self
                 .list(status, Some(PAGE_LIMIT_MAX), cursor.as_deref())
                 .await?;
             all.extend(page.items);
             match page.next_cursor {
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(ClientError::RepeatedCursor { cursor: next });
+                }
                 Some(next) => cursor = Some(next),
                 None => return Ok(all),
             }

@@ -17,6 +17,9 @@ pub enum ClientError {
     /// The server's success body did not decode as the contract says.
     #[error("could not decode the server's response: {0}")]
     Decode(#[source] reqwest::Error),
+    /// A paged listing handed back a cursor it had already given: following it would never end.
+    #[error("the server repeated the page cursor `{cursor}`: its listing does not move on")]
+    RepeatedCursor { cursor: String },
     /// The configured server URL is not usable.
     #[error("invalid server URL `{url}`: {reason}")]
     InvalidUrl { url: String, reason: String },

@@ -12,7 +12,7 @@ use clap::{Parser, ValueEnum};
 use inbox_bench::clock::now_us;
 use inbox_bench::fanout::{Fanout, SubscriberReport};
 use inbox_bench::measure::{
-    self, DesktopSetup, FANOUT_FIGURES, Measure, OURS, PEERS, Results, STORM_FIGURES, Setup,
+    self, DesktopSetup, FanoutFigure, Measure, OURS, PEERS, Results, Setup, StormFigure,
 };
 use inbox_bench::memory::{cpu_tree_ms, rss_tree_kib};
 use inbox_bench::plot::{self, Series};
@@ -426,16 +426,16 @@ async fn resume_storm(
     Ok(result)
 }
 
-fn fanout_figure(r: &FanoutResult, figure: &str) -> f64 {
+fn fanout_figure(r: &FanoutResult, figure: FanoutFigure) -> f64 {
     let ms = |p| percentile(&r.sorted_us, p) as f64 / 1000.0;
     match figure {
-        "p50" => ms(0.5),
-        "p99" => ms(0.99),
-        "max" => ms(1.0),
-        "publish_p99" => percentile(&r.publish_sorted_us, 0.99) as f64 / 1000.0,
-        "mem_per_sub" => r.mem_per_sub_kib,
-        "cpu_per_frame" => r.cpu_per_frame_us,
-        _ => r.undelivered as f64,
+        FanoutFigure::P50 => ms(0.5),
+        FanoutFigure::P99 => ms(0.99),
+        FanoutFigure::Max => ms(1.0),
+        FanoutFigure::PublishP99 => percentile(&r.publish_sorted_us, 0.99) as f64 / 1000.0,
+        FanoutFigure::MemPerSub => r.mem_per_sub_kib,
+        FanoutFigure::CpuPerFrame => r.cpu_per_frame_us,
+        FanoutFigure::Undelivered => r.undelivered as f64,
     }
 }
 
@@ -446,10 +446,10 @@ fn fanout_measures(plan: &Plan, results: &[FanoutResult]) -> Vec<Measure> {
     for &count in &plan.counts {
         for ours in OURS {
             let Some(o) = find(ours, count) else { continue };
-            for (figure, unit) in FANOUT_FIGURES {
+            for figure in FanoutFigure::ALL {
                 let mut m = Measure::new(
                     measure::fanout_name(count, ours, figure),
-                    unit,
+                    figure.unit(),
                     fanout_figure(o, figure),
                 );
                 for peer in PEERS {
@@ -460,8 +460,8 @@ fn fanout_measures(plan: &Plan, results: &[FanoutResult]) -> Vec<Measure> {
                 // The goals of issue #12, held at the largest count measured.
                 if count == largest {
                     m = match figure {
-                        "p99" => m.goal("nchan", 1.0).goal("floor", 1.5),
-                        "mem_per_sub" => m.goal("nchan", 2.0).goal("floor", 1.5),
+                        FanoutFigure::P99 => m.goal("nchan", 1.0).goal("floor", 1.5),
+                        FanoutFigure::MemPerSub => m.goal("nchan", 2.0).goal("floor", 1.5),
                         _ => m,
                     };
                 }
@@ -474,17 +474,18 @@ fn fanout_measures(plan: &Plan, results: &[FanoutResult]) -> Vec<Measure> {
 
 fn storm_measures(plan: &Plan, storms: &[StormResult]) -> Vec<Measure> {
     let mut out = Vec::new();
-    let figure = |s: &StormResult, f: &str| match f {
-        "catchup" => s.catchup_s,
-        "missing" => s.missing as f64,
-        _ => s.duplicated as f64,
+    let figure = |s: &StormResult, f: StormFigure| match f {
+        StormFigure::Catchup => s.catchup_s,
+        StormFigure::Missing => s.missing as f64,
+        StormFigure::Duplicated => s.duplicated as f64,
     };
     for ours in OURS {
         let Some(o) = storms.iter().find(|s| s.kind == ours) else {
             continue;
         };
-        for (f, unit) in STORM_FIGURES {
-            let mut m = Measure::new(measure::storm_name(plan.storm, ours, f), unit, figure(o, f));
+        for f in StormFigure::ALL {
+            let name = measure::storm_name(plan.storm, ours, f);
+            let mut m = Measure::new(name, f.unit(), figure(o, f));
             if let Some(p) = storms.iter().find(|s| s.kind == "nchan") {
                 m = m.peer("nchan", figure(p, f));
             }
