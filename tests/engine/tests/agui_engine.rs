@@ -5,12 +5,12 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ag_ui::axum::RouterExt;
 use ag_ui::server::{Agent, Result, RunContext};
 use ag_ui::{Interrupt, RunAgentInput, RunOutcome};
-use common::{ALICE, BOT, TestServer, add_account, engine};
+use common::{ALICE, BOT, TestServer, add_account, engine, eventually};
 use inbox_protocol::{AguiRunRequest, AguiRunStatus, AguiTranscriptItem};
 use inbox_sync::Delivery;
 use serde_json::json;
@@ -71,8 +71,8 @@ async fn planner_answered_through_the_engine_in_either_order_resumes_once_with_b
         let run = bot.start_agui_run(&req).await.unwrap();
 
         // Both questions reach the window's list, as one park.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut cards = loop {
+        let within = Duration::from_secs(20);
+        let mut cards = eventually("the run's questions never arrived", within, async || {
             let snapshot = engine.snapshot_of("work").await.unwrap();
             let ours: Vec<_> = snapshot
                 .cards
@@ -86,15 +86,9 @@ async fn planner_answered_through_the_engine_in_either_order_resumes_once_with_b
                             == Some(&json!(run.id))
                 })
                 .collect();
-            if ours.len() == 2 {
-                break ours;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the run's questions never arrived"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
+            if ours.len() == 2 { Ok(ours) } else { Err(ours) }
+        })
+        .await;
         assert_eq!(cards[0].interaction.park_id, cards[1].interaction.park_id);
         if reversed {
             cards.reverse();
@@ -113,15 +107,15 @@ async fn planner_answered_through_the_engine_in_either_order_resumes_once_with_b
             );
         }
 
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let run = loop {
+        let run = eventually("the run never finished", within, async || {
             let now = bot.get_agui_run(&run.id).await.unwrap();
             if now.status.is_final() {
-                break now;
+                Ok(now)
+            } else {
+                Err(now)
             }
-            assert!(Instant::now() < deadline, "the run never finished: {now:?}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
+        })
+        .await;
         assert_eq!(run.status, AguiRunStatus::Succeeded, "{run:?}");
         assert!(run.transcript.iter().any(
             |item| matches!(item, AguiTranscriptItem::Message { text, .. } if text == "Booked.")

@@ -261,17 +261,18 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     server.restart().await;
 
     // Delivered on reconnect, with the key minted before the crash.
-    let deadline = tokio::time::Instant::now() + CONVERGE;
-    loop {
+    eventually("never delivered", CONVERGE, async || {
         let entries = engine.outbox("work").await.unwrap();
-        if let Some(RecordedVerdict::Accepted { interaction }) = &entries[0].verdict {
-            assert_eq!(entries[0].key, key);
-            assert_eq!(interaction.status, Status::Answered);
-            break;
+        match &entries[0].verdict {
+            Some(RecordedVerdict::Accepted { interaction }) => {
+                assert_eq!(entries[0].key, key);
+                assert_eq!(interaction.status, Status::Answered);
+                Ok(())
+            }
+            other => Err(other.clone()),
         }
-        assert!(tokio::time::Instant::now() < deadline, "never delivered");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
     converge(&engine, "work", &alice, CONVERGE).await;
     let card = engine
         .snapshot_of("work")
@@ -342,8 +343,7 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
     assert_eq!(alices, Delivery::Accepted);
     bobs_link.set_mode(Mode::Forward);
 
-    let deadline = tokio::time::Instant::now() + CONVERGE;
-    let card = loop {
+    let card = eventually("no verdict", CONVERGE, async || {
         let card = engine
             .snapshot_of("bob")
             .await
@@ -353,14 +353,12 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
             .find(|c| c.interaction.id == question.id)
             .unwrap();
         if matches!(card.local.delivery, Some(Delivery::Rejected { .. })) {
-            break card;
+            Ok(card)
+        } else {
+            Err(card)
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no verdict: {card:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await;
     let Some(Delivery::Rejected {
         code,
         winner,
@@ -578,15 +576,11 @@ async fn wait_board(
     what: &str,
     pred: impl Fn(&[inbox_protocol::Notification]) -> bool,
 ) -> Vec<inbox_protocol::Notification> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually(what, Duration::from_secs(10), async || {
         let board = engine.snapshot_of("work").await.unwrap().notifications;
-        if pred(&board) {
-            return board;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{what}: {board:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        if pred(&board) { Ok(board) } else { Err(board) }
+    })
+    .await
 }
 
 /// Notifications reach the engine from the list (sent before it started) and live; opening
@@ -621,20 +615,15 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
 
     engine.open_notification("work", &form.id).await.unwrap();
     let alice = server.api(ALICE);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while alice
-        .get_notification(&form.id)
-        .await
-        .unwrap()
-        .read_at
-        .is_none()
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "read reached the server"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let at_server = async |read: fn(&inbox_protocol::Notification) -> bool| {
+        let n = alice.get_notification(&form.id).await.unwrap();
+        if read(&n) { Ok(()) } else { Err(n) }
+    };
+    let within = Duration::from_secs(10);
+    eventually("read reached the server", within, async || {
+        at_server(|n| n.read_at.is_some()).await
+    })
+    .await;
 
     let refused = engine
         .submit_notification("work", &form.id, json!({"rating": 0}))
@@ -655,20 +644,10 @@ async fn notifications_sync_and_the_reviewers_acts_reach_the_server() {
 
     engine.dismiss_notification("work", &form.id).await.unwrap();
     wait_board(&engine, "dismissed here", |b| b.len() == 1).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while alice
-        .get_notification(&form.id)
-        .await
-        .unwrap()
-        .dismissed_at
-        .is_none()
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "dismissal reached the server"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually("dismissal reached the server", within, async || {
+        at_server(|n| n.dismissed_at.is_some()).await
+    })
+    .await;
     engine.shutdown().await;
 }
 
@@ -759,18 +738,15 @@ async fn wait_outbox(
     engine: &inbox_client::Engine,
     want: impl Fn(&[inbox_client::outbox::OutboxEntry]) -> bool,
 ) -> Vec<inbox_client::outbox::OutboxEntry> {
-    let deadline = tokio::time::Instant::now() + CONVERGE;
-    loop {
+    eventually("outbox never matched", CONVERGE, async || {
         let entries = engine.outbox("work").await.unwrap();
         if want(&entries) {
-            return entries;
+            Ok(entries)
+        } else {
+            Err(entries)
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "outbox never matched: {entries:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await
 }
 
 /// The app's clock runs hours ahead, then is set right: a question the server still holds
@@ -802,11 +778,15 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
         (card.interaction.status, card.local.expired_locally)
     };
     clock.jump(chrono::Duration::hours(3));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while shown(engine.clone(), question.id.clone()).await != (Status::Expired, true) {
-        assert!(tokio::time::Instant::now() < deadline, "never expired here");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let showing = async |want: (Status, bool)| {
+        let now = shown(engine.clone(), question.id.clone()).await;
+        if now == want { Ok(()) } else { Err(now) }
+    };
+    let within = Duration::from_secs(10);
+    eventually("never expired here", within, async || {
+        showing((Status::Expired, true)).await
+    })
+    .await;
     let refused = engine
         .answer("work", &question.id, json!(true), None)
         .await
@@ -815,14 +795,11 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
 
     // Set right: within the engine's clock check (5 s) the card is open again.
     clock.jump(chrono::Duration::hours(-3));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while shown(engine.clone(), question.id.clone()).await != (Status::Pending, false) {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "still expired on this app while the server holds it open"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let still = "still expired on this app while the server holds it open";
+    eventually(still, within, async || {
+        showing((Status::Pending, false)).await
+    })
+    .await;
     converge(&engine, "work", &alice, CONVERGE).await;
     let delivery = engine
         .answer("work", &question.id, json!(true), None)

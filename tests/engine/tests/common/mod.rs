@@ -237,6 +237,26 @@ pub async fn converge(engine: &Engine, account: &str, api: &ApiClient, within: D
     }
 }
 
+/// Ask `probe` again every 50 ms until it answers `Ok`, for at most `within`; past that, panic
+/// naming `what` and the last thing the probe saw instead (its `Err`).
+pub async fn eventually<T, Seen: std::fmt::Debug>(
+    what: &str,
+    within: Duration,
+    mut probe: impl AsyncFnMut() -> Result<T, Seen>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match probe().await {
+            Ok(found) => return found,
+            Err(seen) => assert!(
+                tokio::time::Instant::now() < deadline,
+                "{what} (within {within:?}); last seen: {seen:?}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Wait until `account`'s status satisfies `want`.
 pub async fn wait_status(
     engine: &Engine,
