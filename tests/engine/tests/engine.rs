@@ -274,14 +274,7 @@ async fn an_answer_made_offline_survives_a_crash_and_is_delivered_exactly_once()
     })
     .await;
     converge(&engine, "work", &alice, CONVERGE).await;
-    let card = engine
-        .snapshot_of("work")
-        .await
-        .unwrap()
-        .cards
-        .into_iter()
-        .find(|c| c.interaction.id == question.id)
-        .unwrap();
+    let card = card_of(&engine, "work", &question.id).await;
     assert_eq!(card.local.delivery, Some(Delivery::Accepted));
     assert_eq!(card.interaction.status, Status::Answered);
 
@@ -344,14 +337,7 @@ async fn two_reviewers_answer_one_question_and_the_loser_sees_who_won() {
     bobs_link.set_mode(Mode::Forward);
 
     let card = eventually("no verdict", CONVERGE, async || {
-        let card = engine
-            .snapshot_of("bob")
-            .await
-            .unwrap()
-            .cards
-            .into_iter()
-            .find(|c| c.interaction.id == question.id)
-            .unwrap();
+        let card = card_of(&engine, "bob", &question.id).await;
         if matches!(card.local.delivery, Some(Delivery::Rejected { .. })) {
             Ok(card)
         } else {
@@ -772,14 +758,10 @@ async fn a_clock_set_back_reopens_a_question_expired_only_by_this_apps_clock() {
     let alice = server.api(ALICE);
     converge(&engine, "work", &alice, CONVERGE).await;
 
-    let shown = |engine: inbox_client::Engine, id: String| async move {
-        let cards = engine.snapshot_of("work").await.unwrap().cards;
-        let card = cards.into_iter().find(|c| c.interaction.id == id).unwrap();
-        (card.interaction.status, card.local.expired_locally)
-    };
     clock.jump(chrono::Duration::hours(3));
     let showing = async |want: (Status, bool)| {
-        let now = shown(engine.clone(), question.id.clone()).await;
+        let card = card_of(&engine, "work", &question.id).await;
+        let now = (card.interaction.status, card.local.expired_locally);
         if now == want { Ok(()) } else { Err(now) }
     };
     let within = Duration::from_secs(10);

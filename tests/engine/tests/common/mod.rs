@@ -237,6 +237,15 @@ pub async fn converge(engine: &Engine, account: &str, api: &ApiClient, within: D
     }
 }
 
+/// The engine's card for question `id` in `account`, as its snapshot shows it now.
+pub async fn card_of(engine: &Engine, account: &str, id: &str) -> inbox_sync::Card {
+    let cards = engine.snapshot_of(account).await.unwrap().cards;
+    cards
+        .into_iter()
+        .find(|c| c.interaction.id == id)
+        .unwrap_or_else(|| panic!("no card {id} in {account}"))
+}
+
 /// Ask `probe` again every 50 ms until it answers `Ok`, for at most `within`; past that, panic
 /// naming `what` and the last thing the probe saw instead (its `Err`).
 pub async fn eventually<T, Seen: std::fmt::Debug>(
