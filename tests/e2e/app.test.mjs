@@ -5,8 +5,9 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { InboxServer, reviewerApp, saveScreenshot, secret, startDriver } from "./harness.mjs";
+import { test } from "node:test";
+import { ONLINE, STATUS_BAR, windowOnServer } from "./fixture.mjs";
+import { saveScreenshot, secret } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -15,30 +16,13 @@ const CHART_PNG = path.join(REPO, "crates/inbox-client/assets/build-times.png");
 const PANE = "//main[@aria-label='Open question']";
 const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
 const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
-const STATUS_BAR = "//footer[@role='contentinfo']";
 
-let server;
-let driver;
-let app;
-
-before(async () => {
-  server = new InboxServer();
-  await server.start();
-  driver = await startDriver(reviewerApp(server, "app"));
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
-});
-
-after(async () => {
-  await app?.quit().catch(() => {});
-  await driver?.stop();
-  await server?.stop();
-});
+const e2e = windowOnServer("app");
 
 /** Wait for the question's row, open it, and wait for the open pane to show it. */
 async function open(prompt) {
-  await app.clickOn(row(prompt));
-  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
+  await e2e.app.clickOn(row(prompt));
+  await e2e.app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
 }
 
 async function answeredWith(asked) {
@@ -51,43 +35,43 @@ async function answeredWith(asked) {
 }
 
 test("a question asked with `inbox ask` appears in the window", async () => {
-  const asked = await server.ask("Is the e2e window alive?", "--format", "confirm");
-  await app.waitForElement(row("Is the e2e window alive?"));
+  const asked = await e2e.server.ask("Is the e2e window alive?", "--format", "confirm");
+  await e2e.app.waitForElement(row("Is the e2e window alive?"));
   await open("Is the e2e window alive?");
-  await app.clickOn(paneButton("Yes"));
+  await e2e.app.clickOn(paneButton("Yes"));
   assert.equal(await answeredWith(asked), true);
 });
 
 test("confirm: No from the window reaches the asker", async () => {
-  const asked = await server.ask("Deploy build 42 to production?", "--format", "confirm");
+  const asked = await e2e.server.ask("Deploy build 42 to production?", "--format", "confirm");
   await open("Deploy build 42 to production?");
-  await app.clickOn(paneButton("No"));
+  await e2e.app.clickOn(paneButton("No"));
   assert.equal(await answeredWith(asked), false);
 });
 
 test("select: the chosen option's value reaches the asker", async () => {
-  const asked = await server.ask(
+  const asked = await e2e.server.ask(
     "Which region for the new database?",
     "--format", "select",
     "-o", "eu-west-1=Europe (Ireland)",
     "-o", "us-east-1=US East (Virginia)",
   );
   await open("Which region for the new database?");
-  await app.clickOn(`${PANE}//*[@aria-label='Choose one']//button[contains(., 'Europe (Ireland)')]`);
+  await e2e.app.clickOn(`${PANE}//*[@aria-label='Choose one']//button[contains(., 'Europe (Ireland)')]`);
   assert.equal(await answeredWith(asked), "eu-west-1");
 });
 
 test("text: typed text reaches the asker", async () => {
-  const asked = await server.ask("What should the headline say?", "--format", "text", "-o", "Faster builds");
+  const asked = await e2e.server.ask("What should the headline say?", "--format", "text", "-o", "Faster builds");
   await open("What should the headline say?");
-  const box = await app.find(`${PANE}//textarea`);
-  await app.type(box, secret("Shipped from the e2e window"));
-  await app.clickOn(paneButton("Send"));
+  const box = await e2e.app.find(`${PANE}//textarea`);
+  await e2e.app.type(box, secret("Shipped from the e2e window"));
+  await e2e.app.clickOn(paneButton("Send"));
   assert.equal(await answeredWith(asked), "Shipped from the e2e window");
 });
 
 test("text: a tap on a suggested reply sends its text, which the asker prints", async () => {
-  const asked = await server.ask(
+  const asked = await e2e.server.ask(
     "The nightly failed on step 3. What now?",
     "--format", "text",
     "--option", "Retry once, then file an issue.",
@@ -95,29 +79,29 @@ test("text: a tap on a suggested reply sends its text, which the asker prints", 
   );
   await open("The nightly failed on step 3. What now?");
   const chip = `${PANE}//*[@aria-label='Suggested replies']//button[@class='chip'][contains(., 'Skip tonight.')]`;
-  await app.waitForElement(chip);
-  saveScreenshot("text-suggested-replies", await app.screenshot());
+  await e2e.app.waitForElement(chip);
+  saveScreenshot("text-suggested-replies", await e2e.app.screenshot());
   // One tap: no box to fill, no Send to press.
-  await app.clickOn(chip);
+  await e2e.app.clickOn(chip);
   assert.equal(await answeredWith(asked), "Skip tonight.");
   // The window shows the card answered with that text.
-  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
+  await e2e.app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
   await open("The nightly failed on step 3. What now?");
-  await app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'Skip tonight.')]`);
-  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
+  await e2e.app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'Skip tonight.')]`);
+  await e2e.app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
 });
 
 test("text: the ✎ of a suggested reply fills the box to edit, then Send delivers the edit", async () => {
-  const asked = await server.ask(
+  const asked = await e2e.server.ask(
     "Which headline for the release notes?",
     "--format", "text",
     "--option", "Faster builds",
   );
   await open("Which headline for the release notes?");
-  await app.clickOn(`${PANE}//button[@aria-label='Edit “Faster builds” before sending']`);
-  const box = await app.find(`${PANE}//textarea`);
-  await app.type(box, " everywhere");
-  await app.clickOn(paneButton("Send"));
+  await e2e.app.clickOn(`${PANE}//button[@aria-label='Edit “Faster builds” before sending']`);
+  const box = await e2e.app.find(`${PANE}//textarea`);
+  await e2e.app.type(box, " everywhere");
+  await e2e.app.clickOn(paneButton("Send"));
   assert.equal(await answeredWith(asked), "Faster builds everywhere");
 });
 
@@ -135,7 +119,7 @@ test("form: two steps, review, submit — the typed object reaches the asker", a
     { title: "Basics", fields: ["name", "count"] },
     { title: "Announce", fields: ["notify"] },
   ];
-  const asked = await server.ask(
+  const asked = await e2e.server.ask(
     "Fill in the release form for build 43.",
     "--format", "form",
     "--schema", JSON.stringify(schema),
@@ -143,31 +127,31 @@ test("form: two steps, review, submit — the typed object reaches the asker", a
     "--pages", JSON.stringify(pages),
   );
   await open("Fill in the release form for build 43.");
-  await app.waitForElement(`${PANE}//*[contains(., 'Step 1 of 2')]`);
-  saveScreenshot("form", await app.screenshot());
-  const name = await app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Release name')]/@for]`);
-  await app.type(name, "Build 43");
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Next']`);
-  await app.waitForElement(`${PANE}//*[contains(., 'Step 2 of 2')]`);
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
-  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  await e2e.app.waitForElement(`${PANE}//*[contains(., 'Step 1 of 2')]`);
+  saveScreenshot("form", await e2e.app.screenshot());
+  const name = await e2e.app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Release name')]/@for]`);
+  await e2e.app.type(name, "Build 43");
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Next']`);
+  await e2e.app.waitForElement(`${PANE}//*[contains(., 'Step 2 of 2')]`);
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await e2e.app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   const value = await answeredWith(asked);
   assert.equal(value.name, "Build 43");
   assert.equal(value.count, 3, "the prefilled value is kept");
 });
 
 test("external: Open in browser waits, and the callback's payload reaches the asker", async () => {
-  const asked = await server.ask(
+  const asked = await e2e.server.ask(
     "Sign the change request.",
     "--format", "external",
     "--link", "https://sign.example.com/envelope?cb={callback_url}",
   );
   await open("Sign the change request.");
-  await app.clickOn(paneButton("Open in browser"));
-  await app.waitForElement(`${PANE}//*[@role='status'][contains(., 'Waiting for')]`);
+  await e2e.app.clickOn(paneButton("Open in browser"));
+  await e2e.app.waitForElement(`${PANE}//*[@role='status'][contains(., 'Waiting for')]`);
   // The outside system delivers the answer through the public callback door.
-  const { link } = await server.get(asked.id);
+  const { link } = await e2e.server.get(asked.id);
   const callback = new URL(link).searchParams.get("cb");
   assert.match(callback, /\/api\/interactions\/callback\//);
   const resp = await fetch(callback, {
@@ -180,11 +164,11 @@ test("external: Open in browser waits, and the callback's payload reaches the as
 });
 
 test("decline: from the window, with a reason, the blocked `inbox ask` exits 10 and prints who and why", async () => {
-  const asked = await server.ask("Rotate the signing key tonight?", "--format", "confirm");
+  const asked = await e2e.server.ask("Rotate the signing key tonight?", "--format", "confirm");
   await open("Rotate the signing key tonight?");
-  await app.clickOn(paneButton("Decline"));
-  await app.type(await app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Reason')]/@for]`), "not during the freeze");
-  await app.clickOn(paneButton("Decline question"));
+  await e2e.app.clickOn(paneButton("Decline"));
+  await e2e.app.type(await e2e.app.find(`${PANE}//input[@id=${PANE}//label[contains(., 'Reason')]/@for]`), "not during the freeze");
+  await e2e.app.clickOn(paneButton("Decline question"));
   const result = await Promise.race([
     asked.done,
     sleep(20000).then(() => ({ code: "timeout", stdout: "", stderr: "" })),
@@ -192,53 +176,53 @@ test("decline: from the window, with a reason, the blocked `inbox ask` exits 10 
   assert.equal(result.code, 10, `inbox ask exited ${result.code}: ${result.stderr}`);
   assert.match(result.stderr, /reviewer-e2e/);
   assert.match(result.stderr, /not during the freeze/);
-  const ia = await server.get(asked.id);
+  const ia = await e2e.server.get(asked.id);
   assert.equal(ia.status, "declined");
-  await app.waitFor("the row to leave the inbox", async () => (await app.findAll(row("Rotate the signing key tonight?"))).length === 0);
+  await e2e.app.waitFor("the row to leave the inbox", async () => (await e2e.app.findAll(row("Rotate the signing key tonight?"))).length === 0);
 });
 
 test("a question answered elsewhere converges in the window", async () => {
-  const asked = await server.ask("Purge the CDN cache for /docs?", "--format", "confirm");
+  const asked = await e2e.server.ask("Purge the CDN cache for /docs?", "--format", "confirm");
   await open("Purge the CDN cache for /docs?");
-  await server.reviewer("answer", asked.id, "true");
+  await e2e.server.reviewer("answer", asked.id, "true");
   assert.equal(await answeredWith(asked), true);
   // It leaves the pending list, and the Answered view shows it with the answer's author.
-  await app.waitFor("the row to leave the inbox", async () => (await app.findAll(row("Purge the CDN cache for /docs?"))).length === 0);
-  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
+  await e2e.app.waitFor("the row to leave the inbox", async () => (await e2e.app.findAll(row("Purge the CDN cache for /docs?"))).length === 0);
+  await e2e.app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Answered']");
   await open("Purge the CDN cache for /docs?");
-  await app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'reviewer-e2e')]`);
-  assert.equal((await app.findAll(paneButton("Yes"))).length, 0, "no answer controls on an answered question");
-  await app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
+  await e2e.app.waitForElement(`${PANE}//section[contains(@class, 'resolution')][contains(., 'reviewer-e2e')]`);
+  assert.equal((await e2e.app.findAll(paneButton("Yes"))).length, 0, "no answer controls on an answered question");
+  await e2e.app.clickOn("//nav[@aria-label='Views and accounts']//button[normalize-space(.)='Inbox']");
 });
 
 test("media: an image question renders its picture (screenshots of the inbox and the media)", async () => {
-  await server.ask("Does the build-time chart look right?", "--format", "confirm", "--image", CHART_PNG);
-  await server.ask("Rotate the staging database password now?", "--format", "confirm", "--timeout", "300");
-  await server.ask("Which instance size for the reporting DB?", "--format", "select", "-o", "small=Small", "-o", "large=Large");
-  await server.ask("The nightly failed on step 3.\nRetry, or file an issue?", "--format", "text", "-o", "Retry once");
+  await e2e.server.ask("Does the build-time chart look right?", "--format", "confirm", "--image", CHART_PNG);
+  await e2e.server.ask("Rotate the staging database password now?", "--format", "confirm", "--timeout", "300");
+  await e2e.server.ask("Which instance size for the reporting DB?", "--format", "select", "-o", "small=Small", "-o", "large=Large");
+  await e2e.server.ask("The nightly failed on step 3.\nRetry, or file an issue?", "--format", "text", "-o", "Retry once");
   await open("Does the build-time chart look right?");
   // Same-origin media is loaded by the app with the account token and handed over as data:.
-  await app.waitForElement(`${PANE}//img[starts-with(@src, 'data:image/png')]`);
-  saveScreenshot("media", await app.screenshot());
+  await e2e.app.waitForElement(`${PANE}//img[starts-with(@src, 'data:image/png')]`);
+  saveScreenshot("media", await e2e.app.screenshot());
   await open("Which instance size for the reporting DB?");
-  saveScreenshot("inbox", await app.screenshot());
+  saveScreenshot("inbox", await e2e.app.screenshot());
 });
 
 test("the server stops and restarts: reconnecting, then caught up with nothing lost", async () => {
-  const before = await server.ask("Answer me while the server is down?", "--format", "confirm");
+  const before = await e2e.server.ask("Answer me while the server is down?", "--format", "confirm");
   await open("Answer me while the server is down?");
-  await server.stop();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
-  saveScreenshot("reconnecting", await app.screenshot());
+  await e2e.server.stop();
+  await e2e.app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
+  saveScreenshot("reconnecting", await e2e.app.screenshot());
   // Answered while the server is away: kept in the outbox and shown as queued.
-  await app.clickOn(paneButton("Yes"));
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
-  await server.start();
-  const during = await server.ask("Asked right after the restart?", "--format", "confirm");
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 60000);
-  await app.waitForElement(row("Asked right after the restart?"), 30000);
-  const delivered = await app.waitFor("the queued answer to reach the server", async () => {
-    const ia = await server.get(before.id);
+  await e2e.app.clickOn(paneButton("Yes"));
+  await e2e.app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
+  await e2e.server.start();
+  const during = await e2e.server.ask("Asked right after the restart?", "--format", "confirm");
+  await e2e.app.waitForElement(ONLINE, 60000);
+  await e2e.app.waitForElement(row("Asked right after the restart?"), 30000);
+  const delivered = await e2e.app.waitFor("the queued answer to reach the server", async () => {
+    const ia = await e2e.server.get(before.id);
     return ia.status === "answered" ? ia : null;
   }, 30000);
   assert.equal(delivered.answer.value, true);
@@ -247,18 +231,18 @@ test("the server stops and restarts: reconnecting, then caught up with nothing l
 });
 
 test("a decline given while the server is down is queued, then delivered after the restart", async () => {
-  const asked = await server.ask("Decline me while the server is down?", "--format", "confirm");
+  const asked = await e2e.server.ask("Decline me while the server is down?", "--format", "confirm");
   await open("Decline me while the server is down?");
   asked.child.kill("SIGKILL");
-  await server.stop();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
-  await app.clickOn(paneButton("Decline"));
-  await app.clickOn(paneButton("Decline question"));
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
-  await server.start();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 60000);
-  const declined = await app.waitFor("the queued decline to reach the server", async () => {
-    const ia = await server.get(asked.id);
+  await e2e.server.stop();
+  await e2e.app.waitForElement(`${STATUS_BAR}[contains(., 'Reconnecting')]`, 30000);
+  await e2e.app.clickOn(paneButton("Decline"));
+  await e2e.app.clickOn(paneButton("Decline question"));
+  await e2e.app.waitForElement(`${STATUS_BAR}[contains(., 'queued')]`);
+  await e2e.server.start();
+  await e2e.app.waitForElement(ONLINE, 60000);
+  const declined = await e2e.app.waitFor("the queued decline to reach the server", async () => {
+    const ia = await e2e.server.get(asked.id);
     return ia.status === "declined" ? ia : null;
   }, 30000);
   assert.equal(declined.answer.answered_by, "reviewer-e2e");

@@ -5,12 +5,10 @@
 // name it).
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { INBOX_BIN, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { runInbox, saveScreenshot, scratch, startDriver } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 
 const PANE = "//main[@aria-label='Open question']";
@@ -37,17 +35,7 @@ after(async () => {
 });
 
 /** `inbox …` with only the XDG dirs: no URL, token or data dir. */
-function bareInbox(...args) {
-  const env = { ...process.env, ...xdg };
-  for (const key of Object.keys(unset)) delete env[key];
-  const child = spawn(INBOX_BIN, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const done = once(child, "exit").then(([code]) => ({ code, stdout, stderr }));
-  return { child, done, stderr: () => stderr };
-}
+const bareInbox = (...args) => runInbox(args, { ...xdg, ...unset });
 
 /** Wait until the old app is gone (its port refuses), or the new one would find it taken. */
 async function portClosed(url) {

@@ -93,6 +93,27 @@ export function track(child) {
   return child;
 }
 
+/** This process's environment with `env` laid over it; a `null` value unsets that name. */
+function withEnv(env) {
+  const merged = { ...process.env, ...env };
+  for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+  return merged;
+}
+
+/** `inbox <args>` with `env` laid over this process's (a `null` value unsets), tracked so it dies
+ *  with the run. `done` resolves with its exit code, its output and how long it took in ms;
+ *  `stderr()` is what it has printed on stderr so far. */
+export function runInbox(args, env) {
+  const started = Date.now();
+  const child = track(spawn(INBOX_BIN, args, { env: withEnv(env), stdio: ["ignore", "pipe", "pipe"] }));
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const done = once(child, "exit").then(([code]) => ({ code, stdout, stderr, ms: Date.now() - started }));
+  return { child, done, stderr: () => stderr };
+}
+
 /** `inbox serve` with fixed tokens on a fixed port and data dir, so it can be restarted. */
 export class InboxServer {
   /** `extraArgs`: more `inbox serve` flags (e.g. `--webhook-secret`). */
@@ -143,61 +164,40 @@ export class InboxServer {
     this.child = null;
   }
 
+  /** The `inbox` CLI's environment as the principal holding `token`, on this server. */
+  as(token) {
+    return { INBOX_URL: this.url, INBOX_TOKEN: token };
+  }
+
   /** Ask with `inbox ask …`; resolves once the question is stored, with its id, its exit and
    *  what it printed on stderr so far (`stderrSoFar()`). */
   async ask(prompt, ...flags) {
-    const child = track(
-      spawn(INBOX_BIN, ["ask", prompt, ...flags], {
-        env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.askerToken },
-        stdio: ["ignore", "pipe", "pipe"],
-      }),
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const exited = once(child, "exit").then(([code]) => ({ code, stdout, stderr }));
+    const { child, done, stderr } = runInbox(["ask", prompt, ...flags], this.as(this.askerToken));
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
-      const m = /asked (ia_[A-Za-z0-9_-]+)/.exec(stderr);
-      if (m) return { id: m[1], done: exited, child, stderrSoFar: () => stderr };
-      if (child.exitCode !== null) throw new Error(`inbox ask failed: ${stderr}`);
+      const m = /asked (ia_[A-Za-z0-9_-]+)/.exec(stderr());
+      if (m) return { id: m[1], done, child, stderrSoFar: stderr };
+      if (child.exitCode !== null) throw new Error(`inbox ask failed: ${stderr()}`);
       await sleep(50);
     }
-    throw new Error(`inbox ask did not report an id: ${stderr}`);
+    throw new Error(`inbox ask did not report an id: ${stderr()}`);
   }
 
   /** Run another `inbox` subcommand as the reviewer (answering "elsewhere"). */
   async reviewer(...args) {
-    const child = spawn(INBOX_BIN, args, {
-      env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.reviewerToken },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const [code] = await once(child, "exit");
+    const { code, stdout, stderr } = await runInbox(args, this.as(this.reviewerToken)).done;
     if (code !== 0) throw new Error(`inbox ${args.join(" ")} exited ${code}: ${stderr}`);
     return stdout;
   }
 
-  /** Run an `inbox` subcommand as the asker; resolves with its exit code and output. */
+  /** Run an `inbox` subcommand as the asker (killed after 15 s); resolves with its exit code,
+   *  its output and how long it took in ms. */
   async asker(...args) {
-    const child = track(
-      spawn(INBOX_BIN, args, {
-        env: { ...process.env, INBOX_URL: this.url, INBOX_TOKEN: this.askerToken },
-        stdio: ["ignore", "pipe", "pipe"],
-      }),
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15000);
-    const [code] = await once(child, "exit");
+    const run = runInbox(args, this.as(this.askerToken));
+    const timer = setTimeout(() => run.child.kill("SIGKILL"), 15000);
+    const result = await run.done;
     clearTimeout(timer);
-    return { code, stdout, stderr };
+    return result;
   }
 
   /** The interaction as the server has it (reviewer door). */
@@ -307,8 +307,7 @@ async function endProcess(pid) {
 
 /** tauri-driver on a free port; the app it launches inherits `env` (a `null` value unsets). */
 export async function startDriver(env) {
-  const merged = { ...process.env, ...env };
-  for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+  const merged = withEnv(env);
   const port = await freePort();
   const nativePort = await freePort();
   const log = fs.openSync(path.join(ARTIFACTS, "tauri-driver.log"), "a");

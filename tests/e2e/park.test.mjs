@@ -8,11 +8,11 @@ import crypto from "node:crypto";
 import http from "node:http";
 import { once } from "node:events";
 import { after, before, test } from "node:test";
-import { InboxServer, reviewerApp, saveScreenshot, startDriver } from "./harness.mjs";
+import { windowOnServer } from "./fixture.mjs";
+import { saveScreenshot } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const PANE = "//main[@aria-label='Open question']";
-const STATUS_BAR = "//footer[@role='contentinfo']";
 const LIST = "//*[@role='listbox'][@aria-label='Questions']";
 const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
 const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
@@ -45,27 +45,11 @@ class Receiver {
   }
 }
 
-let server;
-let receiver;
-let driver;
-let app;
+const receiver = new Receiver();
+before(() => receiver.start());
+after(() => receiver.stop());
 
-before(async () => {
-  receiver = new Receiver();
-  await receiver.start();
-  server = new InboxServer({ extraArgs: ["--webhook-secret", SECRET] });
-  await server.start();
-  driver = await startDriver(reviewerApp(server, "park"));
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
-});
-
-after(async () => {
-  await app?.quit().catch(() => {});
-  await driver?.stop();
-  await server?.stop();
-  await receiver?.stop();
-});
+const e2e = windowOnServer("park", { serverOptions: { extraArgs: ["--webhook-secret", SECRET] } });
 
 test("a park of two shows as one group; answering both resumes the run once, with both", async () => {
   const expiry = new Date(Date.now() + 3600_000).toISOString();
@@ -74,27 +58,27 @@ test("a park of two shows as one group; answering both resumes the run once, wit
     asks: [ask("Park e2e: migrate the orders table?"), ask("Park e2e: drop the legacy index?")],
     metadata: { run_id: "r-e2e" },
   };
-  const created = await server.asker("park", "create", "--asks", JSON.stringify(request), "--webhook", receiver.url);
+  const created = await e2e.server.asker("park", "create", "--asks", JSON.stringify(request), "--webhook", receiver.url);
   assert.equal(created.code, 13, `inbox park create: ${created.stderr}`);
   const park = JSON.parse(created.stdout).park;
   assert.equal(park.interactions.length, 2);
 
   // One group in the list: a header naming the asker and the run, then its two questions.
   const header = `${LIST}//*[contains(@class, 'park-row')]`;
-  await app.waitForElement(`${header}[contains(., '2 from e2e-bot · run r-e2e')]`, 30000);
-  await app.waitForElement(row("Park e2e: drop the legacy index?"));
-  assert.equal((await app.findAll(header)).length, 1, "one group header for the park");
+  await e2e.app.waitForElement(`${header}[contains(., '2 from e2e-bot · run r-e2e')]`, 30000);
+  await e2e.app.waitForElement(row("Park e2e: drop the legacy index?"));
+  assert.equal((await e2e.app.findAll(header)).length, 1, "one group header for the park");
 
-  await app.clickOn(row("Park e2e: migrate the orders table?"));
-  await app.waitForElement(`${BANNER}[contains(., '0 of 2 answered')]`);
-  saveScreenshot("park", await app.screenshot());
-  await app.clickOn(paneButton("Yes"));
+  await e2e.app.clickOn(row("Park e2e: migrate the orders table?"));
+  await e2e.app.waitForElement(`${BANNER}[contains(., '0 of 2 answered')]`);
+  saveScreenshot("park", await e2e.app.screenshot());
+  await e2e.app.clickOn(paneButton("Yes"));
 
   // Answering one opens the other of the group, which now says one of two is answered.
-  await app.waitForElement(`${PANE}[contains(., 'Park e2e: drop the legacy index?')]`);
-  await app.waitForElement(`${BANNER}[contains(., '1 of 2 answered')]`);
+  await e2e.app.waitForElement(`${PANE}[contains(., 'Park e2e: drop the legacy index?')]`);
+  await e2e.app.waitForElement(`${BANNER}[contains(., '1 of 2 answered')]`);
   assert.equal(receiver.hits.length, 0, "no resume on a partial set");
-  await app.clickOn(paneButton("No"));
+  await e2e.app.clickOn(paneButton("No"));
 
   const deadline = Date.now() + 20000;
   while (receiver.hits.length === 0 && Date.now() < deadline) await sleep(100);
@@ -123,7 +107,7 @@ test("a park of two shows as one group; answering both resumes the run once, wit
   );
 
   // The server agrees: resumed once, by one attempt.
-  const shown = await server.asker("park", "show", park.id);
+  const shown = await e2e.server.asker("park", "show", park.id);
   assert.equal(shown.code, 0, shown.stderr);
   const after = JSON.parse(shown.stdout).park;
   assert.equal(after.status, "resumed");

@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { InboxServer, saveScreenshot, scratch, startDriver } from "./harness.mjs";
+import { test } from "node:test";
+import { ONLINE, windowOnServer } from "./fixture.mjs";
+import { saveScreenshot } from "./harness.mjs";
 import { literal, sleep } from "./webdriver.mjs";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -15,7 +16,6 @@ const REPO = path.resolve(import.meta.dirname, "../..");
 const CASES = JSON.parse(fs.readFileSync(path.join(REPO, "ui/src/test/schemas/recursive.json"), "utf8"));
 
 const PANE = "//main[@aria-label='Open question']";
-const STATUS_BAR = "//footer[@role='contentinfo']";
 const LIST = "//*[@role='listbox'][@aria-label='Questions']";
 const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
 const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
@@ -23,37 +23,12 @@ const inputLabelled = (label) => `${PANE}//input[@id=${PANE}//label[contains(., 
 // Anything a reviewer can act on inside the answer controls: a field, a choice, an add button.
 const CONTROL = `${PANE}//*[contains(@class, 'controls')]//*[self::input or self::textarea or self::select or self::button[not(@disabled)]]`;
 
-let server;
-let driver;
-let app;
-const appDataDir = scratch("inbox-e2e-recursive-app-");
-
-const appEnv = () => ({
-  INBOX_URL: server.url,
-  INBOX_TOKEN: server.reviewerToken,
-  INBOX_DESKTOP_DATA_DIR: appDataDir,
-  BROWSER: "true",
-  RUST_LOG: process.env.RUST_LOG ?? "info",
-});
-
-before(async () => {
-  server = new InboxServer();
-  await server.start();
-  driver = await startDriver(appEnv());
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
-});
-
-after(async () => {
-  await app?.quit().catch(() => {});
-  await driver?.stop();
-  await server?.stop();
-});
+const e2e = windowOnServer("recursive");
 
 /** The script engine answers within `ms` (a hung window does not). */
 async function responsive(ms = 3000) {
   const started = Date.now();
-  const answer = await Promise.race([app.execute("return 6 * 7"), sleep(ms).then(() => "timeout")]);
+  const answer = await Promise.race([e2e.app.execute("return 6 * 7"), sleep(ms).then(() => "timeout")]);
   assert.equal(answer, 42, `the window did not answer a script within ${ms} ms`);
   return Date.now() - started;
 }
@@ -64,16 +39,16 @@ async function assertAlive(what) {
   for (const [name, xpath] of [
     ["sidebar", "//nav[@aria-label='Views and accounts']"],
     ["list", LIST],
-    ["status bar", `${STATUS_BAR}[contains(., 'Online')]`],
+    ["status bar", ONLINE],
     ["open pane", PANE],
   ]) {
-    assert.ok((await app.findAll(xpath)).length > 0, `${what}: the ${name} is gone`);
+    assert.ok((await e2e.app.findAll(xpath)).length > 0, `${what}: the ${name} is gone`);
   }
 }
 
 async function open(prompt) {
-  await app.clickOn(row(prompt));
-  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
+  await e2e.app.clickOn(row(prompt));
+  await e2e.app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`);
 }
 
 async function answeredWith(asked) {
@@ -82,7 +57,7 @@ async function answeredWith(asked) {
   return JSON.parse(result.stdout);
 }
 
-const askForm = (c, ...flags) => server.ask(c.prompt, "--format", "form", "--schema", JSON.stringify(c.schema), ...flags);
+const askForm = (c, ...flags) => e2e.server.ask(c.prompt, "--format", "form", "--schema", JSON.stringify(c.schema), ...flags);
 
 // A hung window would hang a WebDriver command too: each test has a deadline, so it fails instead.
 test("recursive schemas asked as forms each open to usable controls", { timeout: 240_000 }, async () => {
@@ -91,47 +66,47 @@ test("recursive schemas asked as forms each open to usable controls", { timeout:
   for (const name of names) asked[name] = await askForm(CASES[name]);
   for (const name of names) {
     await open(CASES[name].prompt);
-    await app.waitForElement(CONTROL, 15000);
-    assert.equal((await app.findAll(`${PANE}//*[contains(., 'could not be displayed')]`)).length, 0, `${name}: the fallback showed`);
+    await e2e.app.waitForElement(CONTROL, 15000);
+    assert.equal((await e2e.app.findAll(`${PANE}//*[contains(., 'could not be displayed')]`)).length, 0, `${name}: the fallback showed`);
     await assertAlive(name);
-    saveScreenshot(`recursive-${name}`, await app.screenshot());
+    saveScreenshot(`recursive-${name}`, await e2e.app.screenshot());
   }
 
   // The root self-reference, answered through the window two levels deep.
   await open(CASES["root-self-reference"].prompt);
-  await app.type(await app.find(inputLabelled("Team name")), "Platform");
-  await app.clickOn(paneButton("+ Add nested Parent team"));
-  await app.waitFor("the nested level", async () => (await app.findAll(`${PANE}//label[contains(., 'Team name')]`)).length === 2);
-  const nested = (await app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Team name')]/@for]`))[1];
-  await app.type(nested, "Engineering");
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
-  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  await e2e.app.type(await e2e.app.find(inputLabelled("Team name")), "Platform");
+  await e2e.app.clickOn(paneButton("+ Add nested Parent team"));
+  await e2e.app.waitFor("the nested level", async () => (await e2e.app.findAll(`${PANE}//label[contains(., 'Team name')]`)).length === 2);
+  const nested = (await e2e.app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Team name')]/@for]`))[1];
+  await e2e.app.type(nested, "Engineering");
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await e2e.app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`);
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   assert.deepEqual(await answeredWith(asked["root-self-reference"]), { name: "Platform", parent: { name: "Engineering" } });
 
   // Items that refer to their parent: add a child entry; it opens as a nested Menu entry.
   await open(CASES["items-parent"].prompt);
-  await app.type(await app.find(inputLabelled("Caption")), "File");
-  await app.clickOn(`${PANE}//button[contains(., '+ Add')][not(contains(., 'nested'))]`);
-  await app.waitFor("the child entry", async () => (await app.findAll(`${PANE}//label[contains(., 'Caption')]`)).length === 2);
-  await app.type((await app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Caption')]/@for]`))[1], "Open");
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  await e2e.app.type(await e2e.app.find(inputLabelled("Caption")), "File");
+  await e2e.app.clickOn(`${PANE}//button[contains(., '+ Add')][not(contains(., 'nested'))]`);
+  await e2e.app.waitFor("the child entry", async () => (await e2e.app.findAll(`${PANE}//label[contains(., 'Caption')]`)).length === 2);
+  await e2e.app.type((await e2e.app.findAll(`${PANE}//input[@id=${PANE}//label[contains(., 'Caption')]/@for]`))[1], "Open");
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   assert.deepEqual(await answeredWith(asked["items-parent"]), { menu: { caption: "File", children: [{ caption: "Open" }] } });
 
   // Mutual references: decline it from the window.
   await open(CASES["mutual-defs"].prompt);
-  await app.clickOn(paneButton("Decline"));
-  await app.clickOn(paneButton("Decline question"));
-  await app.waitFor("the decline to reach the server", async () => (await server.get(asked["mutual-defs"].id)).status === "declined");
+  await e2e.app.clickOn(paneButton("Decline"));
+  await e2e.app.clickOn(paneButton("Decline question"));
+  await e2e.app.waitFor("the decline to reach the server", async () => (await e2e.server.get(asked["mutual-defs"].id)).status === "declined");
 
   // Afterwards another question opens and is answered, and a new ask appears.
-  const confirm = await server.ask("Still working after the recursive forms?", "--format", "confirm");
+  const confirm = await e2e.server.ask("Still working after the recursive forms?", "--format", "confirm");
   await open("Still working after the recursive forms?");
-  await app.clickOn(paneButton("Yes"));
+  await e2e.app.clickOn(paneButton("Yes"));
   assert.equal(await answeredWith(confirm), true);
-  await server.ask("A new ask after all that?", "--format", "confirm");
-  await app.waitForElement(row("A new ask after all that?"), 15000);
+  await e2e.server.ask("A new ask after all that?", "--format", "confirm");
+  await e2e.app.waitForElement(row("A new ask after all that?"), 15000);
   await assertAlive("after answering");
   // The recursive oneOf stays pending for the restart below.
 });
@@ -140,40 +115,40 @@ test("a restart with a recursive form newest-pending starts on a usable window",
   // Newest pending: a recursive oneOf asked now.
   const c = CASES["recursive-oneof"];
   const prompt = `${c.prompt} (asked last)`;
-  await server.ask(prompt, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: { note: "three", when: "x" } }));
-  await app.waitForElement(row(prompt));
-  await app.quit();
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
-  await app.waitForElement(row(prompt), 30000);
+  await e2e.server.ask(prompt, "--format", "form", "--schema", JSON.stringify(c.schema), "--values", JSON.stringify({ when: { note: "three", when: "x" } }));
+  await e2e.app.waitForElement(row(prompt));
+  await e2e.app.quit();
+  e2e.app = await e2e.driver.session();
+  await e2e.app.waitForElement(ONLINE, 30000);
+  await e2e.app.waitForElement(row(prompt), 30000);
   // It opens by itself (it is the newest) and draws controls; the window is whole.
-  await app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`, 15000);
-  await app.waitForElement(CONTROL, 15000);
+  await e2e.app.waitForElement(`${PANE}[contains(., ${literal(prompt)})]`, 15000);
+  await e2e.app.waitForElement(CONTROL, 15000);
   await assertAlive("after the restart");
-  saveScreenshot("recursive-after-restart", await app.screenshot());
+  saveScreenshot("recursive-after-restart", await e2e.app.screenshot());
   // The prefill's nested template opened as deep as its data.
-  assert.ok((await app.findAll(`${PANE}//label[contains(., 'Note')]`)).length >= 2, "the nested template in the prefill is drawn");
+  assert.ok((await e2e.app.findAll(`${PANE}//label[contains(., 'Note')]`)).length >= 2, "the nested template in the prefill is drawn");
 });
 
 test("a question the window died drawing is not opened by itself on the next start", { timeout: 120_000 }, async () => {
   // What a renderer killed mid-draw leaves in the webview's storage: the question it was drawing.
   const prompt = `${CASES["recursive-oneof"].prompt} (asked last)`;
-  const key = await app.execute(
+  const key = await e2e.app.execute(
     "const r = [...document.querySelectorAll('[role=option]')].find((o) => o.textContent.includes(arguments[0])); localStorage.setItem('inbox.renderOpening', r.dataset.key); return r.dataset.key;",
     [prompt],
   );
   assert.match(key, /\/ia_/);
-  await app.quit();
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+  await e2e.app.quit();
+  e2e.app = await e2e.driver.session();
+  await e2e.app.waitForElement(ONLINE, 30000);
   // The list marks it, and the window opened the next question instead of it.
-  await app.waitForElement(`${row(prompt)}[contains(., 'Could not display')]`, 30000);
-  await app.waitForElement(`${PANE}//article`, 15000);
-  assert.equal((await app.findAll(`${PANE}[contains(., ${literal(prompt)})]`)).length, 0, "the marked question opened by itself");
+  await e2e.app.waitForElement(`${row(prompt)}[contains(., 'Could not display')]`, 30000);
+  await e2e.app.waitForElement(`${PANE}//article`, 15000);
+  assert.equal((await e2e.app.findAll(`${PANE}[contains(., ${literal(prompt)})]`)).length, 0, "the marked question opened by itself");
   await assertAlive("after a start that skipped the marked question");
   // The reviewer can still open it on purpose.
   await open(prompt);
-  await app.waitForElement(CONTROL, 15000);
+  await e2e.app.waitForElement(CONTROL, 15000);
 });
 
 test("a form whose pattern backtracks catastrophically leaves the window responsive", { timeout: 120_000 }, async () => {
@@ -188,20 +163,20 @@ test("a form whose pattern backtracks catastrophically leaves the window respons
   // The server checks a prefill at ask time, so the prefill fits; the reviewer then adds the "b"
   // that makes a backtracking engine try every way of splitting the a's.
   const prefill = "a".repeat(40);
-  const asked = await server.ask("Check the name against a hostile pattern.", "--format", "form", "--schema", JSON.stringify(schema), "--values", JSON.stringify({ name: prefill }));
+  const asked = await e2e.server.ask("Check the name against a hostile pattern.", "--format", "form", "--schema", JSON.stringify(schema), "--values", JSON.stringify({ name: prefill }));
   await open("Check the name against a hostile pattern.");
   // A frozen window holds every WebDriver command until it thaws, so the time taken is the measure.
   const started = Date.now();
-  await app.type(await app.find(`(${PANE}//form//input)[1]`), "b");
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
+  await e2e.app.type(await e2e.app.find(`(${PANE}//form//input)[1]`), "b");
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Review']`);
   await responsive();
   const took = Date.now() - started;
   assert.ok(took < 5000, `typing one character and asking for the review took ${took} ms`);
-  await app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`, 5000);
-  await app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
+  await e2e.app.waitForElement(`${PANE}//*[contains(., 'Review your answer')]`, 5000);
+  await e2e.app.clickOn(`${PANE}//button[normalize-space(.)='Submit']`);
   // The server is the authority on the pattern: it refuses, and the window shows it.
-  await app.waitForElement(`${PANE}//*[contains(@class, 'error-detail') or contains(@class, 'form-error') or contains(@class, 'rejected')]`, 15000);
+  await e2e.app.waitForElement(`${PANE}//*[contains(@class, 'error-detail') or contains(@class, 'form-error') or contains(@class, 'rejected')]`, 15000);
   await assertAlive("after the hostile pattern");
-  assert.equal((await server.get(asked.id)).status, "pending");
+  assert.equal((await e2e.server.get(asked.id)).status, "pending");
   asked.child.kill("SIGKILL");
 });

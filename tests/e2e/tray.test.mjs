@@ -4,41 +4,31 @@
 // real `inbox serve`, changed with `inbox ask` and answers given in the window.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { InboxServer, reviewerApp, startDriver } from "./harness.mjs";
+import { after, test } from "node:test";
+import { windowOnServer } from "./fixture.mjs";
 import { DesktopProbe } from "./desktopProbe.mjs";
 import { literal } from "./webdriver.mjs";
 
 const TITLE = "Interactions Inbox";
-const STATUS_BAR = "//footer[@role='contentinfo']";
 const PANE = "//main[@aria-label='Open question']";
 const row = (prompt) => `//*[@role='option'][contains(., ${literal(prompt)})]`;
 const paneButton = (label) => `${PANE}//button[starts-with(normalize-space(.), ${literal(label)})]`;
 
-let server;
 let probe;
-let driver;
-let app;
 const asked = [];
 
-before(async () => {
-  server = new InboxServer();
-  await server.start();
-  asked.push(await server.ask("Tray: first waiting question?", "--format", "confirm"));
-  asked.push(await server.ask("Tray: second waiting question?", "--format", "confirm"));
-  // The panel is up before the app, as on a desktop: the icon registers when the app starts.
-  probe = await DesktopProbe.start();
-  driver = await startDriver(reviewerApp(server, "tray"));
-  app = await driver.session();
-  await app.waitForElement(`${STATUS_BAR}[contains(., 'Online')]`, 30000);
+const e2e = windowOnServer("tray", {
+  beforeApp: async (server) => {
+    asked.push(await server.ask("Tray: first waiting question?", "--format", "confirm"));
+    asked.push(await server.ask("Tray: second waiting question?", "--format", "confirm"));
+    // The panel is up before the app, as on a desktop: the icon registers when the app starts.
+    probe = await DesktopProbe.start();
+  },
 });
 
 after(async () => {
-  await app?.quit().catch(() => {});
-  await driver?.stop();
   await probe?.stop();
   for (const a of asked) a.child.kill();
-  await server?.stop();
 });
 
 const countLine = async () => (await probe.menu()).find((e) => e.enabled === false && /waiting/.test(e.label ?? ""))?.label;
@@ -62,15 +52,15 @@ test("× hides the window to the tray; the count follows while hidden; Open inbo
   await probe.until("the window to leave the screen", () => probe.window(TITLE), (w) => w.found === 1 && !w.viewable);
 
   // Still running, still in sync: a question asked while the window is hidden raises the count.
-  asked.push(await server.ask("Tray: asked while the window was hidden?", "--format", "confirm"));
+  asked.push(await e2e.server.ask("Tray: asked while the window was hidden?", "--format", "confirm"));
   await trayShows(3);
   assert.equal((await probe.window(TITLE)).viewable, false, "a new question must not pop the window up");
 
   await probe.click("Open inbox");
   await probe.until("the window to come back", () => probe.window(TITLE), (w) => w.viewable);
-  await app.clickOn(row("Tray: asked while the window was hidden?"));
-  await app.waitForElement(`${PANE}[contains(., 'Tray: asked while the window was hidden?')]`);
-  await app.clickOn(paneButton("Yes"));
+  await e2e.app.clickOn(row("Tray: asked while the window was hidden?"));
+  await e2e.app.waitForElement(`${PANE}[contains(., 'Tray: asked while the window was hidden?')]`);
+  await e2e.app.clickOn(paneButton("Yes"));
   const result = await asked[2].done;
   assert.equal(result.code, 0, result.stderr);
   await trayShows(2);
@@ -79,5 +69,5 @@ test("× hides the window to the tray; the count follows while hidden; Open inbo
 test("Quit in the tray menu ends the app", async () => {
   await probe.click("Quit");
   await probe.until("the window to be gone", () => probe.window(TITLE), (w) => w.found === 0);
-  app = null;
+  e2e.app = null;
 });
