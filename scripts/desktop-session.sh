@@ -8,7 +8,14 @@ if [ -z "${DISPLAY:-}" ]; then
   exec xvfb-run -a -s "-screen 0 1400x900x24" bash "$0" "$@"
 fi
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
-  exec dbus-run-session -- bash "$0" "$@"
+  exec env INBOX_OWN_SESSION_BUS=1 dbus-run-session -- bash "$0" "$@"
+fi
+# On a bus of its own (run alone, not under scripts/test-suite.sh, which unlocks one on its bus)
+# nothing has unlocked a Secret Service, and the app keeps added accounts' tokens there: the
+# account test would meet "the keyring is not available". Unlock a throwaway one, as the suite does.
+if [ -n "${INBOX_OWN_SESSION_BUS:-}" ]; then
+  source "$REPO_ROOT/scripts/services.sh"
+  start_keyring
 fi
 
 command -v tauri-driver >/dev/null || { echo "tauri-driver missing: run scripts/setup.sh" >&2; exit 1; }
