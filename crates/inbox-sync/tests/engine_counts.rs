@@ -538,7 +538,11 @@ fn every_card_share_is_a_distinct_state() {
 
 #[test]
 fn committed_recordings_are_fresh() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/generated");
+    // Read at run time, not baked in with `env!`: the build dir is shared between checkouts, and
+    // a test binary built from another checkout of the same sources is reused as it is, with that
+    // checkout's path inside (seen: a recording "stale" only because its path did not exist here).
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo");
+    let dir = PathBuf::from(manifest).join("../../ui/src/generated");
     let write = std::env::var_os("INBOX_WRITE_FIXTURES").is_some();
     for (name, fresh) in recordings() {
         let path = dir.join(name);
