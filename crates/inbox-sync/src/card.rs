@@ -62,6 +62,13 @@ pub enum Delivery {
     },
 }
 
+impl Local {
+    /// The reviewer's answer (or decline) from this app is still on its way to the server.
+    pub fn answer_in_flight(&self) -> bool {
+        self.delivery.as_ref().is_some_and(Delivery::is_in_flight)
+    }
+}
+
 impl Delivery {
     /// Still on its way to the server.
     pub fn is_in_flight(&self) -> bool {

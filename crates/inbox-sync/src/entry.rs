@@ -75,11 +75,7 @@ impl Entry {
 
     /// This card's share of the badge numbers.
     pub(crate) fn counts(&self) -> Counts {
-        let sending = self
-            .local
-            .delivery
-            .as_ref()
-            .is_some_and(Delivery::is_in_flight);
+        let sending = self.local.answer_in_flight();
         let answered_here = sending || matches!(self.local.delivery, Some(Delivery::Accepted));
         Counts {
             pending: u32::from(self.is_open() && !answered_here),

@@ -68,13 +68,7 @@ impl OutboxDriver {
                     status: card.status(),
                 });
             }
-            if card
-                .local
-                .delivery
-                .as_ref()
-                .is_some_and(Delivery::is_in_flight)
-                || self.outbox.unsettled_for(&id).is_some()
-            {
+            if card.local.answer_in_flight() || self.outbox.unsettled_for(&id).is_some() {
                 return Err(EngineError::InFlight(id.clone()));
             }
             match &action {
