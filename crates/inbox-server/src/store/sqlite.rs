@@ -161,9 +161,9 @@ impl SqliteStore {
     {
         let (answer, answered) = oneshot::channel();
         let inner = self.inner.clone();
-        // Not awaited: the write runs to its end even when the caller goes away (its answer
-        // is then dropped), so what committed is always published.
-        tokio::task::spawn_blocking(move || {
+        // Not awaited for the answer: the write runs to its end even when the caller goes away
+        // (its answer is then dropped), so what committed is always published.
+        let task = tokio::task::spawn_blocking(move || {
             let mut conn = inner.lock_conn();
             let committed = commit(&mut conn, &inner, f);
             let (out, Outbox { events, parks, .. }) = match committed {
@@ -179,9 +179,15 @@ impl SqliteStore {
             let _ = answer.send(parked);
             inner.publish(events);
         });
-        answered
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))?
+        match answered.await {
+            Ok(answer) => answer,
+            // No answer only when the task died before sending one: its join error says why
+            // (the panic), as `with_conn`'s does.
+            Err(_) => Err(StoreError::Task(match task.await {
+                Err(e) => e.to_string(),
+                Ok(()) => "the write ended without an answer".to_owned(),
+            })),
+        }
     }
 
     /// Prune up to `limit` of the batch `prune` selects below `cut_off`, in one write.
